@@ -1,0 +1,40 @@
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+
+
+def run_cli(*argv, capsys=None):
+    """Run the CLI in-process; returns (exit code, stdout, stderr) when given capsys."""
+    from toolsurvey.cli import main
+
+    code = main([str(a) for a in argv])
+    if capsys is not None:
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    return code
+
+
+@pytest.fixture
+def cli(capsys):
+    return lambda *argv: run_cli(*argv, capsys=capsys)
+
+
+@pytest.fixture
+def write_json(tmp_path):
+    def write(value, name="tools.json"):
+        p = tmp_path / name
+        p.write_text(json.dumps(value), encoding="utf-8")
+        return p
+    return write
+
+
+def compact(value) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+sys.path.insert(0, str(ROOT))

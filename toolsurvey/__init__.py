@@ -1,0 +1,40 @@
+"""toolsurvey: what an agent's tool surface costs, and what would change it."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# Public name -> module that defines it. Modules are imported on first use, so that
+# `import toolsurvey` stays fast and never pulls in pandas' heavier friends, plotly or the MCP SDK.
+_EXPORTS = {
+    "Tool": "registry",
+    "Server": "registry",
+    "Registry": "registry",
+    "load": "formats",
+    "dump": "formats",
+    "FORMATS": "formats",
+    "count": "tokens",
+    "get_encoding": "tokens",
+    "footprint": "measure",
+    "RENDERINGS": "render",
+    "ToolsurveyError": "errors",
+    "InputError": "errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolsurvey' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + __all__)

@@ -1,0 +1,48 @@
+"""`toolsurvey footprint`: tokens per tool, server or part."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "measure the tokens a registry's tool definitions add to every request"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ._common import add_output_args, add_registry_args
+
+    add_registry_args(p)
+    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
+    p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
+                   help="how tools are turned into prompt text (default: %(default)s)")
+    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings)")
+    p.add_argument("--tool-choice", default="auto", choices=("auto", "none", "any", "tool"),
+                   help="Anthropic tool_choice, which sets the tool-use system prompt size")
+    p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
+    p.add_argument("--top", type=int, default=None, metavar="N", help="only the N largest rows")
+    add_output_args(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..measure import PARTS, by_part, by_server, footprint, request_total, tools_only
+    from ._common import emit, load_registry
+
+    reg = load_registry(args)
+    table = footprint(reg, encoding=args.encoding, render=args.render, model=args.model,
+                      tool_choice=args.tool_choice)
+    if args.by == "server":
+        out = by_server(table)
+    elif args.by == "part":
+        out = by_part(table)
+    else:
+        rows = table if args.format != "table" else table.sort_values("tokens", ascending=False, kind="stable")
+        keep = [c for c in PARTS if rows[c].any()] if args.format == "table" else list(PARTS)
+        out = rows[["server", "tool", "kind", "tokens", *keep]]
+    if args.top is not None:
+        out = out.nlargest(args.top, "tokens") if args.by != "part" else out.head(args.top)
+    a = table.attrs
+    model = f", {a['model']}" if a.get("model") else ""
+    header = (f"{len(tools_only(table)):,} tools in {len(reg.servers):,} servers: "
+              f"{request_total(table):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
+              f"method: {a['method']}")
+    emit(out.reset_index(drop=True), args.format, args.output, header)
+    return 0
