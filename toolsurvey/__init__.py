@@ -22,6 +22,10 @@ _EXPORTS = {
     "RENDERINGS": "render",
     "ToolsurveyError": "errors",
     "InputError": "errors",
+    "diff": "diffing",
+    "Diff": "diffing",
+    "check": "budget",
+    "Breach": "budget",
 }
 
 __all__ = sorted(_EXPORTS)

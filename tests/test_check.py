@@ -1,0 +1,130 @@
+"""check: every breach type, identical inputs, exit codes; budgets against tiktoken counts."""
+
+import json
+
+import pytest
+from conftest import compact
+
+from toolsurvey.budget import check, parse_increase
+from toolsurvey.errors import InputError
+from toolsurvey.registry import Registry, Tool
+from toolsurvey.tokens import get_encoding
+
+ENC = get_encoding("o200k_base")  # tiktoken's Encoding, loaded from the shipped file
+SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description": "what to look for"}}}
+
+
+def tool_tokens(t):
+    return len(ENC.encode(compact({"name": t.name, "description": t.description, "inputSchema": t.input_schema})))
+
+
+SMALL = Tool("find", "Find a doc.", SCHEMA, server="docs")
+BIG = Tool("search_everything", "Search every index we have. " * 30, SCHEMA, server="docs")
+OPS = Tool("restart", "Restart a service by name.", SCHEMA, server="ops")
+REG = Registry.from_tools([SMALL, BIG, OPS])
+TOTAL = sum(tool_tokens(t) for t in (SMALL, BIG, OPS))
+
+
+def test_within_every_budget_passes():
+    assert check(REG, max_request_tokens=TOTAL, max_tool_tokens=tool_tokens(BIG),
+                 max_server_tokens=TOTAL, baseline=REG, max_increase=0.0) == []
+
+
+def test_request_budget():
+    [b] = check(REG, max_request_tokens=TOTAL - 1)
+    assert (b.kind, b.value, b.limit) == ("request", TOTAL, TOTAL - 1)
+    assert f"{TOTAL:,}" in b.message and "by 1" in b.message
+
+
+def test_tool_budget_names_each_tool_over_it():
+    limit = tool_tokens(OPS)  # SMALL and OPS are at or under it, BIG over
+    breaches = check(REG, max_tool_tokens=max(limit, tool_tokens(SMALL)))
+    assert [b.subject for b in breaches] == ["docs/search_everything"]
+    assert breaches[0].value == tool_tokens(BIG)
+    every = check(REG, max_tool_tokens=0)
+    assert {b.subject for b in every} == {"docs/find", "docs/search_everything", "ops/restart"}
+    assert [b.value for b in every] == sorted((b.value for b in every), reverse=True)  # largest first
+
+
+def test_server_budget():
+    docs = tool_tokens(SMALL) + tool_tokens(BIG)
+    breaches = check(REG, max_server_tokens=docs - 1)
+    assert [(b.kind, b.subject, b.value) for b in breaches] == [("server", "docs", docs)]
+
+
+def test_growth_against_a_baseline_in_percent_and_tokens():
+    base = Registry.from_tools([SMALL, OPS])
+    base_total = tool_tokens(SMALL) + tool_tokens(OPS)
+    grew = TOTAL - base_total
+    [b] = check(REG, baseline=base, max_increase=0.05)
+    assert b.kind == "increase" and b.value == grew and b.limit == pytest.approx(0.05 * base_total)
+    assert check(REG, baseline=base, max_increase=grew / base_total) == []  # exactly at the limit passes
+    [b] = check(REG, baseline=base, max_increase_tokens=grew - 1)
+    assert b.kind == "increase" and f"{grew:+,}" in b.message
+    assert check(REG, baseline=base, max_increase_tokens=grew) == []
+    # Shrinking never breaks a growth budget.
+    assert check(base, baseline=REG, max_increase=0.0) == []
+
+
+def test_identical_to_baseline_passes():
+    assert check(REG, baseline=REG, max_increase=0.0, max_increase_tokens=0) == []
+
+
+@pytest.mark.parametrize("text,want", [("5%", (0.05, None)), ("0%", (0.0, None)), ("500", (None, 500)),
+                                       ("1,200", (None, 1200)), (" 12.5% ", (0.125, None))])
+def test_parse_increase(text, want):
+    got = parse_increase(text)
+    assert (pytest.approx(got[0]) if want[0] is not None else got[0]) == want[0] and got[1] == want[1]
+
+
+@pytest.mark.parametrize("text", ["five", "-5%", "-3", "5 %%", ""])
+def test_parse_increase_rejects(text):
+    with pytest.raises(InputError, match="percentage"):
+        parse_increase(text)
+
+
+@pytest.mark.parametrize("kwargs,match", [({}, "nothing to check"), ({"max_increase": 0.05}, "baseline"),
+                                          ({"max_tool_tokens": -1}, "0 or more"),
+                                          ({"fail_on": "fatal"}, "expected one of")])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(InputError, match=match):
+        check(REG, **kwargs)
+
+
+@pytest.fixture
+def files(write_json):
+    return (write_json([t.to_mcp() for t in (SMALL, BIG, OPS)], "tools.json"),
+            write_json([t.to_mcp() for t in (SMALL, OPS)], "main_tools.json"))
+
+
+def test_cli_exit_codes_and_one_line_per_breach(cli, files):
+    tools, main = files
+    code, out, err = cli("check", tools, "--max-request-tokens", TOTAL)
+    assert code == 0 and out == "" and "within budget" in err
+    code, out, err = cli("check", tools, "--max-request-tokens", TOTAL - 1, "--max-tool-tokens", 0,
+                         "--baseline", main, "--max-increase", "5%")
+    lines = out.splitlines()
+    assert code == 1 and len(lines) == 1 + 3 + 1
+    assert [line.split(":")[0].split()[0] for line in lines] == ["request", "tool", "tool", "tool", "increase"]
+    assert "5 budget breaches" in err
+
+
+def test_cli_identical_baseline_exit_0(cli, files):
+    tools, _ = files
+    code, out, err = cli("check", tools, "--baseline", tools, "--max-increase", "0%")
+    assert code == 0 and out == ""
+
+
+@pytest.mark.parametrize("argv,match", [(["--max-increase", "lots"], "percentage"),
+                                        (["--max-increase", "5%"], "baseline"),
+                                        ([], "nothing to check")])
+def test_cli_bad_input_exit_2(cli, files, argv, match):
+    tools, _ = files
+    code, out, err = cli("check", tools, *argv)
+    assert code == 2 and match in err and "Traceback" not in err
+
+
+def test_cli_unreadable_registry_exit_2(cli, tmp_path):
+    (tmp_path / "x.json").write_text(json.dumps({"hello": 1}))
+    code, out, err = cli("check", tmp_path / "x.json", "--max-request-tokens", 10)
+    assert code == 2 and "x.json" in err

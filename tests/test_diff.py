@@ -1,0 +1,139 @@
+"""diff: tools added, removed and changed, token deltas checked against tiktoken called directly."""
+
+import json
+import re
+
+from conftest import compact
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolsurvey import _markdown as md
+from toolsurvey.diffing import diff
+from toolsurvey.registry import Registry, Tool
+from toolsurvey.tokens import get_encoding
+
+# tiktoken's own Encoding (loaded from the shipped file, since tiktoken cannot download it here).
+ENC = get_encoding("o200k_base")
+
+
+def tok(name, description=None, schema=None):
+    """Tokens of the seeds' compact JSON rendering of one tool, counted by tiktoken directly."""
+    obj = {"name": name}
+    if description is not None:
+        obj["description"] = description
+    obj["inputSchema"] = schema if schema is not None else {"type": "object"}
+    return len(ENC.encode(compact(obj)))
+
+
+def schema(*params):
+    return {"type": "object", "properties": {p: {"type": "string"} for p in params}}
+
+
+def reg(*tools):
+    return Registry.from_tools(tools)
+
+
+OLD = reg(Tool("search_docs", "Search the docs.", schema("q"), server="docs"),
+          Tool("get_page", "Get a page by id.", schema("id"), server="docs"),
+          Tool("old_tool", "Nobody calls this.", schema(), server="ops"))
+NEW = reg(Tool("search_docs", "Search the docs by keyword; returns titles and URLs.", schema("q"), server="docs"),
+          Tool("get_page", "Get a page by id.", schema("id", "version"), server="docs"),
+          Tool("restart_service", "Restart a service.", schema("name"), server="ops"))
+
+
+def test_identical_inputs_report_no_change():
+    d = diff(OLD, OLD)
+    assert d.identical and d.request_delta == 0
+    assert set(d.tools["status"]) == {"unchanged"}
+    assert d.summary().startswith("no change")
+    assert "| " not in d.to_markdown()  # no table when nothing changed
+
+
+def test_added_removed_changed_with_the_part_that_changed():
+    d = diff(OLD, NEW)
+    status = dict(zip(d.tools["tool"], d.tools["status"], strict=True))
+    assert status == {"search_docs": "changed", "get_page": "changed", "old_tool": "removed",
+                      "restart_service": "added"}
+    changed = dict(zip(d.tools["tool"], d.tools["changed"], strict=True))
+    assert changed["search_docs"] == "description"
+    assert changed["get_page"] == "input schema (+version)"
+    assert d.counts() == {"added": 1, "removed": 1, "changed": 2}
+
+
+def test_token_deltas_match_tiktoken():
+    d = diff(OLD, NEW)
+    rows = d.tools.set_index("tool")
+    assert rows.loc["restart_service", "delta"] == tok("restart_service", "Restart a service.", schema("name"))
+    assert rows.loc["old_tool", "delta"] == -tok("old_tool", "Nobody calls this.", schema())
+    want = (tok("search_docs", "Search the docs by keyword; returns titles and URLs.", schema("q"))
+            - tok("search_docs", "Search the docs.", schema("q")))
+    assert rows.loc["search_docs", "delta"] == want
+    old_total = sum(tok(t.name, t.description, t.input_schema) for t in OLD)
+    new_total = sum(tok(t.name, t.description, t.input_schema) for t in NEW)
+    assert (d.request_old, d.request_new, d.request_delta) == (old_total, new_total, new_total - old_total)
+    assert int(d.tools["delta"].sum()) == d.request_delta
+
+
+def test_instruction_changes_are_rows(tmp_path):
+    a = {"servers": {"s": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}], "instructions": "Be brief."}}}
+    b = {"servers": {"s": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+                           "instructions": "Be brief. Always cite the source document."}}}
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    d = diff(tmp_path / "a.json", tmp_path / "b.json")
+    row = d.changes.iloc[0]
+    assert row["tool"] == "(instructions)" and row["status"] == "changed"
+    assert row["delta"] == len(ENC.encode(b["servers"]["s"]["instructions"])) - len(ENC.encode("Be brief."))
+
+
+def test_markdown_escapes_table_breaking_characters():
+    evil = "a|b`c*d_e[f](javascript:x)<script>alert(1)</script>\nnext line"
+    new = reg(Tool(evil, "x", schema(), server="s|t"))
+    text = diff(reg(), new).to_markdown()
+    row = [line for line in text.splitlines() if line.startswith("| added")][0]
+    # The row keeps exactly the table's 8 pipes: none from the data.
+    assert row.count("|") - row.count("\\|") == 8
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert "next line" in row  # the newline did not end the row
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_escaped_cell_never_adds_a_column(s):
+    out = md.escape(s)
+    bare = re.sub(r"\\.", "", out, flags=re.S)  # what is left once every backslash pair is removed
+    assert "|" not in bare and "`" not in bare and "<" not in out and ">" not in out
+    assert not any(c in out for c in "\r\n\u2028\u2029")
+
+
+def test_cli_diff_markdown_and_identical(cli, write_json, tmp_path):
+    old = write_json([t.to_mcp() for t in OLD], "old.json")
+    new = write_json([t.to_mcp() for t in NEW], "new.json")
+    code, out, err = cli("diff", old, old)
+    assert code == 0 and out.startswith("no change")
+    code, out, err = cli("diff", old, new, "--format", "markdown", "-o", tmp_path / "pr.md")
+    text = (tmp_path / "pr.md").read_text()
+    assert code == 0 and "restart\\_service" in text and "tokens per request" in text
+    code, out, err = cli("diff", old, new, "--format", "json")
+    data = json.loads(out)
+    assert data["request_delta"] == data["request_new"] - data["request_old"]
+    assert {t["status"] for t in data["tools"]} == {"added", "removed", "changed"}
+    # Files named differently give differently named servers; the unchanged tools still match.
+    assert "server" not in " ".join(t["changed"] for t in data["tools"])
+
+
+def test_a_tool_moved_between_servers_is_a_change():
+    a = reg(Tool("t", "x", server="one"), Tool("u", "y", server="two"))
+    b = reg(Tool("t", "x", server="two"), Tool("u", "y", server="two"), Tool("v", "z", server="one"))
+    rows = diff(a, b).tools.set_index("tool")
+    assert rows.loc["t", "status"] == "changed" and rows.loc["t", "changed"] == "server (was one)"
+    assert rows.loc["t", "delta"] == 0 and rows.loc["u", "status"] == "unchanged"
+
+
+def test_cli_diff_bad_input(cli, write_json, tmp_path):
+    old = write_json([t.to_mcp() for t in OLD], "old.json")
+    (tmp_path / "bad.json").write_text("{not json")
+    code, out, err = cli("diff", old, tmp_path / "bad.json")
+    assert code == 2 and "bad.json" in err and "Traceback" not in err
+    code, out, err = cli("diff", old, tmp_path / "missing.json")
+    assert code == 2

@@ -1,0 +1,16 @@
+"""Measurement options shared by diff, check and report (the same as `footprint`'s)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_measure_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
+    p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
+                   help="how tools are turned into prompt text (default: %(default)s)")
+    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings)")
+
+
+def measure_kwargs(args: argparse.Namespace) -> dict:
+    return {"encoding": args.encoding, "render": args.render, "model": args.model}

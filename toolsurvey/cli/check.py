@@ -1,0 +1,46 @@
+"""`toolsurvey check`: fail the build when the tool surface breaks a token budget."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "exit 1 (one line per breach) when tools exceed token budgets or grow too much; 0 when within budget"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ._common import add_registry_args
+    from ._measure import add_measure_args
+
+    add_registry_args(p)
+    p.add_argument("--max-request-tokens", type=int, metavar="N", help="budget for all tool definitions in one request")
+    p.add_argument("--max-tool-tokens", type=int, metavar="N", help="budget for any one tool's definition")
+    p.add_argument("--max-server-tokens", type=int, metavar="N", help="budget for any one server's tools and instructions")
+    p.add_argument("--baseline", metavar="PATH", help="the registry to compare with (e.g. main's), for --max-increase")
+    p.add_argument("--max-increase", metavar="N|P%",
+                   help="allowed growth of tokens per request over the baseline: tokens (500) or percent (5%%)")
+    p.add_argument("--fail-on", choices=("info", "warning", "error"),
+                   help="also fail on audit findings of this severity or above")
+    add_measure_args(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..budget import check, parse_increase
+    from ._common import load_registry
+    from ._measure import measure_kwargs
+
+    frac, tokens = parse_increase(args.max_increase) if args.max_increase is not None else (None, None)
+    reg = load_registry(args)
+    baseline = None
+    if args.baseline:
+        baseline = load_registry(argparse.Namespace(paths=[args.baseline], input_format=args.input_format))
+    breaches = check(reg, max_request_tokens=args.max_request_tokens, max_tool_tokens=args.max_tool_tokens,
+                     max_server_tokens=args.max_server_tokens, baseline=baseline, max_increase=frac,
+                     max_increase_tokens=tokens, fail_on=args.fail_on, **measure_kwargs(args))
+    for b in breaches:
+        print(b.message)
+    if breaches:
+        print(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}", file=sys.stderr)
+        return 1
+    print(f"toolsurvey check: within budget ({len(reg):,} tools)", file=sys.stderr)
+    return 0

@@ -1,0 +1,240 @@
+"""Compare two versions of a tool surface: what changed, and what it costs per request, task and month."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from . import _markdown as md
+from .errors import InputError
+from .measure import footprint, request_total, tools_only
+from .registry import Registry, Tool
+
+# Tool fields compared, and how each is named in "what changed".
+_FIELDS = {"title": "title", "description": "description", "input_schema": "input schema",
+           "output_schema": "output schema", "annotations": "annotations", "extra": "other keys"}
+
+
+@dataclass
+class Diff:
+    """Two registries compared: one row per tool in `tools`, request totals and, with a scenario, costs."""
+
+    tools: pd.DataFrame  # server, tool, status, tokens_old, tokens_new, delta, changed
+    request_old: int
+    request_new: int
+    costs: dict[str, Any] = field(default_factory=dict)  # per task / month, old/new/delta, when simulated
+    method: str = ""
+
+    @property
+    def request_delta(self) -> int:
+        return self.request_new - self.request_old
+
+    @property
+    def changes(self) -> pd.DataFrame:
+        """The rows of tools that were added, removed or changed, largest token change first."""
+        t = self.tools[self.tools["status"] != "unchanged"]
+        return t.reindex(t["delta"].abs().sort_values(ascending=False, kind="stable").index)
+
+    @property
+    def identical(self) -> bool:
+        return self.changes.empty and self.request_delta == 0
+
+    def counts(self) -> dict[str, int]:
+        return {s: int((self.tools["status"] == s).sum()) for s in ("added", "removed", "changed")}
+
+    def summary(self) -> str:
+        """One line: the token change per request (and per task and month when a scenario was given)."""
+        if self.identical:
+            return "no change to the tool surface: 0 tokens per request"
+        c = self.counts()
+        parts = [f"{_signed(self.request_delta)} tokens per request ({self.request_old:,} → "
+                 f"{self.request_new:,}{_pct(self.request_delta, self.request_old)})"]
+        if "task_delta" in self.costs:
+            parts.append(f"{_signed(self.costs['task_delta'])} tokens per task")
+        if "month_delta" in self.costs:
+            parts.append(f"{_money(self.costs['month_delta'])} per month")
+        what = ", ".join(f"{n} {s}" for s, n in c.items() if n)
+        return f"{'; '.join(parts)} — tools {what}"
+
+    def to_markdown(self, top: int = 50) -> str:
+        """A pull-request comment: the summary, the scenario, and a table of the changed tools."""
+        lines = ["### Tool surface change (toolsurvey)", "", f"**{md.escape(self.summary())}**", ""]
+        if self.costs.get("scenario"):
+            lines += [f"Scenario: {md.escape(self.costs['scenario'])}", ""]
+        ch = self.changes
+        if not ch.empty:
+            rows = [(r.status, r.tool, r.server, _num(r.tokens_old), _num(r.tokens_new),
+                     md.Raw(md.escape(_signed(r.delta))), r.changed)
+                    for r in ch.head(top).itertuples()]
+            lines.append(md.table(["", "tool", "server", "tokens before", "tokens after", "change",
+                                   "what changed"], rows, right=(3, 4, 5)))
+            if len(ch) > top:
+                lines += ["", f"… and {len(ch) - top} more changed tools."]
+            lines.append("")
+        lines.append(f"<sub>{md.escape(self.method)}</sub>")
+        return "\n".join(lines) + "\n"
+
+
+def _signed(n: float) -> str:
+    return f"{n:+,}" if isinstance(n, int) else f"{n:+,.0f}"
+
+
+def _pct(delta: int, base: int) -> str:
+    return f", {delta / base:+.1%}" if base else ""
+
+
+def _money(x: float) -> str:
+    return f"{'+' if x >= 0 else '-'}${abs(x):,.2f}"
+
+
+def _num(v: Any) -> str:
+    return "" if pd.isna(v) else f"{int(v):,}"
+
+
+def as_registry(value: Any) -> Registry:
+    """A Registry as given, or loaded from a path. Raises InputError for a file that cannot be loaded."""
+    if isinstance(value, Registry):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from .formats import load
+
+        return load(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
+        from .formats import load
+
+        return load(*value)
+    raise InputError(f"expected a Registry or a path to a tool file, found {type(value).__name__}")
+
+
+def what_changed(old: Tool, new: Tool) -> str:
+    """The parts of a tool that differ between two versions, with parameters added or removed."""
+    out = []
+    for attr, label in _FIELDS.items():
+        a, b = getattr(old, attr), getattr(new, attr)
+        if a == b:
+            continue
+        if attr == "input_schema":
+            label += _param_changes(a, b)
+        out.append(label)
+    return ", ".join(out)
+
+
+def _param_changes(a: Any, b: Any) -> str:
+    pa = a.get("properties") if isinstance(a, dict) else None
+    pb = b.get("properties") if isinstance(b, dict) else None
+    pa, pb = (pa if isinstance(pa, dict) else {}), (pb if isinstance(pb, dict) else {})
+    notes = [f"+{k}" for k in pb if k not in pa] + [f"-{k}" for k in pa if k not in pb]
+    notes += [f"~{k}" for k in pa if k in pb and pa[k] != pb[k]]
+    return f" ({', '.join(notes)})" if notes else ""
+
+
+def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = None,
+         render: str = "json", model: str | None = None) -> Diff:
+    """Compare `old` and `new` (Registries or paths); a scenario adds per-task and per-month costs.
+
+    Raises InputError for a file that cannot be loaded or a scenario that cannot be simulated.
+    """
+    old, new = as_registry(old), as_registry(new)
+    fp_old = footprint(old, encoding=encoding, render=render, model=model)
+    fp_new = footprint(new, encoding=encoding, render=render, model=model)
+    tok_old = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_old).itertuples()}
+    tok_new = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_new).itertuples()}
+    tools_old = {(t.server, t.name): t for t in old}
+    tools_new = {(t.server, t.name): t for t in new}
+
+    pairs = _match(list(tools_old), list(tools_new))
+    rows = []
+    for ka, kb in pairs:
+        a, b = tools_old.get(ka), tools_new.get(kb)
+        if a is None:
+            status, changed = "added", "new tool"
+        elif b is None:
+            status, changed = "removed", "tool removed"
+        else:
+            changed = what_changed(a, b)
+            # A move between servers that exist in both versions is a change; a renamed server
+            # (or single-server files named differently) is not.
+            if a.server != b.server and a.server in new.servers and b.server in old.servers:
+                changed = ", ".join(filter(None, [f"server (was {a.server})", changed]))
+            status = "changed" if changed else "unchanged"
+        key = kb if b is not None else ka
+        rows.append({"server": key[0], "tool": key[1], "status": status,
+                     "tokens_old": tok_old.get(ka), "tokens_new": tok_new.get(kb), "changed": changed})
+    # Instructions and provider overhead are per server / per request: a change there is a row too.
+    for label, kind in (("(instructions)", "instructions"), ("(provider overhead)", "overhead")):
+        a = fp_old[fp_old["kind"] == kind].groupby("server")["tokens"].sum()
+        b = fp_new[fp_new["kind"] == kind].groupby("server")["tokens"].sum()
+        for server in a.index.union(b.index):
+            ta, tb = a.get(server), b.get(server)
+            if ta != tb:
+                status = "added" if ta is None else "removed" if tb is None else "changed"
+                rows.append({"server": server, "tool": label, "status": status,
+                             "tokens_old": ta, "tokens_new": tb, "changed": kind})
+    tools = pd.DataFrame(rows, columns=["server", "tool", "status", "tokens_old", "tokens_new", "changed"])
+    tools[["tokens_old", "tokens_new"]] = tools[["tokens_old", "tokens_new"]].astype("Int64")
+    tools["delta"] = (tools["tokens_new"].fillna(0) - tools["tokens_old"].fillna(0)).astype("int64")
+    tools = tools[["server", "tool", "status", "tokens_old", "tokens_new", "delta", "changed"]]
+
+    costs = _costs(old, new, scenario) if scenario is not None else {}
+    a = fp_new.attrs
+    method = (f"Tokens of the tool definitions one request carries: {a['render']} rendering, "
+              f"{a['encoding']}{', ' + a['model'] if a.get('model') else ''}. Tools are matched by server and name.")
+    if costs:
+        method += f" Costs: {costs['method']}"
+    return Diff(tools, request_total(fp_old), request_total(fp_new), costs, method)
+
+
+def _match(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[tuple]:
+    """Pairs (old key or None, new key or None): same server and name first, then the same name
+    when it is unique on both sides (a single-server file named differently, a renamed server)."""
+    new_set = set(new)
+    pairs = {ka: (ka if ka in new_set else None) for ka in old}
+    left_old = [k for k, v in pairs.items() if v is None]
+    taken = {v for v in pairs.values() if v is not None}
+    left_new = [k for k in new if k not in taken]
+    names_old = Counter(n for _, n in left_old)
+    by_name_new = {n: k for k in left_new for n in [k[1]]}
+    names_new = Counter(n for _, n in left_new)
+    for ka in left_old:
+        if names_old[ka[1]] == 1 and names_new[ka[1]] == 1:
+            pairs[ka] = by_name_new[ka[1]]
+    matched = set(pairs.values())
+    return list(pairs.items()) + [(None, kb) for kb in new if kb not in matched]
+
+
+def _costs(old: Registry, new: Registry, scenario: Any) -> dict[str, Any]:
+    """Per-task tokens and per-month money for both versions under one scenario, via the simulation."""
+    from .simulation import load_scenario, simulate
+
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = load_scenario(scenario)
+    a, b = _task_figures(simulate(old, scenario)), _task_figures(simulate(new, scenario))
+    out: dict[str, Any] = {"scenario": describe_scenario(scenario),
+                           "method": "each version run through toolsurvey.simulate with the same scenario."}
+    for k in a:
+        out[f"{k}_old"], out[f"{k}_new"] = a[k], b[k]
+        out[f"{k}_delta"] = b[k] - a[k]
+    return out
+
+
+def _task_figures(run: Any) -> dict[str, float]:
+    """Tokens per task, cost per task and per month from a simulation result."""
+    from .simulation import task_figures
+
+    return task_figures(run)
+
+
+def describe_scenario(scenario: Any) -> str:
+    """A one-line description of a scenario's main assumptions."""
+    parts = [getattr(scenario, "name", None), getattr(scenario, "model", None)]
+    steps = getattr(scenario, "steps", None)
+    if steps is not None:
+        parts.append(f"{steps} steps per task")
+    per_day = getattr(scenario, "tasks_per_day", None)
+    if per_day is not None:
+        parts.append(f"{per_day:,} tasks per day")
+    return ", ".join(str(p) for p in parts if p)
