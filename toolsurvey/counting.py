@@ -316,6 +316,8 @@ class Client:
                     self._wait(after if after is not None else self._backoff(attempt))
                 continue
             if r.status_code >= 400:
+                if "json" not in r.headers.get("content-type", ""):
+                    return self._read(r, where, req)  # says what came instead of JSON
                 text = _error_text(r)
                 if _too_long(r.status_code, text):
                     return _TooLarge(text)

@@ -20,6 +20,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
     p.add_argument("--top", type=int, default=None, metavar="N", help="only the N largest rows")
     add_output_args(p)
+    from ._counting import add_counting_args
+
+    add_counting_args(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,6 +32,11 @@ def run(args: argparse.Namespace) -> int:
     reg = load_registry(args)
     table = footprint(reg, encoding=args.encoding, render=args.render, model=args.model,
                       tool_choice=args.tool_choice)
+    from ._counting import counted_table
+
+    table = counted_table(reg, table, args)  # --count-with / --calibration
+    if table is None:  # a dry run
+        return 0
     if args.by == "server":
         out = by_server(table)
     elif args.by == "part":
