@@ -1,0 +1,123 @@
+"""A hostile registry in a real headless Chromium: nothing from the data runs, its text shows literally.
+
+The payloads try every way out of an HTML text node, attribute, comment, textarea and the inline
+<script> that carries the charts' JSON. Each would set window.__pwned or open a dialog if it ran.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import toolsurvey as ts
+from toolsurvey.registry import Registry, Server, Tool
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/install-system.sh)")
+
+PAYLOADS = [
+    "</script><script>window.__pwned='script-close';alert(1)</script>",
+    "<img src=x onerror=\"window.__pwned='onerror';alert(2)\">",
+    "<a href=\"javascript:window.__pwned='js-url'\" id=\"pwnlink\">click me</a>",
+    "</textarea><svg onload=\"window.__pwned='svg';alert(3)\"></svg>",
+    "--><script>window.__pwned='comment';alert(4)</script><!--",
+    "<body onload=\"window.__pwned='body'\"><iframe srcdoc=\"<script>parent.__pwned='iframe'</script>\">",
+    "\"'><style>*{display:none}</style><script>window.__pwned='attr';</script>",
+]
+SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description": PAYLOADS[2]}}}
+
+
+def hostile_registry() -> Registry:
+    tools = []
+    for i, p in enumerate(PAYLOADS):
+        # Long descriptions put every payload tool among the largest, so it reaches the tables and the chart.
+        tools.append(Tool(f"t{i}{p}", f"{p} " + "padding words " * 60, SCHEMA, server="evil"))
+    tools.append(Tool("plain_tool", "A well-behaved tool.", {"type": "object"}, server="good"))
+    reg = Registry.from_tools(tools)
+    evil = reg.servers["evil"]
+    reg.servers["evil"] = Server(evil.name, evil.tools, instructions=PAYLOADS[0])
+    reg.sources.append("/tmp/" + PAYLOADS[4] + ".json")
+    return reg
+
+
+@pytest.fixture(scope="module")
+def page_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "hostile.html"
+    ts.report(hostile_registry(), top=len(PAYLOADS) + 1, title=PAYLOADS[0]).save(out)
+    return out
+
+
+def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
+    from playwright.sync_api import sync_playwright
+
+    dialogs, errors = [], []
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
+                                                   args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
+        try:
+            # Record content-security-policy violations: a blocked injected script would show up here.
+            ctx.add_init_script("window.__violations = [];"
+                                "document.addEventListener('securitypolicyviolation',"
+                                " e => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));")
+            page = ctx.new_page()
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_report.as_uri())
+            page.wait_for_selector(".plot .main-svg", timeout=30_000)  # our own chart script did run
+            page.wait_for_timeout(500)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "report_hostile_first_screen.png"))
+
+            assert page.evaluate("window.__pwned") is None
+            assert dialogs == [] and errors == []
+            assert page.evaluate("window.__violations") == []
+            # No element from the data: no injected tags, links or event-handler attributes.
+            # (plotly draws its own svg, links and styles inside the chart containers; those are ours.)
+            assert page.evaluate("""() => [...document.querySelectorAll(
+                'img, iframe, svg, a, textarea, style, script, #pwnlink')].filter(
+                el => !el.closest('.plot') && !el.closest('head') && el.parentElement !== document.body
+                ).map(el => el.outerHTML.slice(0, 80))""") == []
+            assert page.evaluate("""() => [...document.querySelectorAll('*')].flatMap(
+                el => [...el.attributes].filter(a => a.name.startsWith('on')).map(a => a.name))""") == []
+            text = page.inner_text("body")
+            for payload in PAYLOADS:
+                assert payload in text, f"payload not shown literally: {payload!r}"
+            assert page.title() == PAYLOADS[0]
+            # The chart draws the hostile tool names literally too (plotly reads <a>, <b> as markup).
+            drawn = page.inner_text(".plot")
+            for payload in PAYLOADS:
+                assert payload in drawn, f"chart label not literal: {payload!r}"
+        finally:
+            ctx.close()
+
+
+def test_sample_report_first_screen(tmp_path):
+    """The bundled sample's report as a reader first sees it (screenshot kept in tests/artifacts)."""
+    from playwright.sync_api import sync_playwright
+
+    reg = ts.load(ROOT / "data" / "registries" / "ops_assistant.json")
+    out = tmp_path / "report.html"
+    ts.report(reg).save(out)
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
+                                                   args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
+        try:
+            page = ctx.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(out.as_uri())
+            page.wait_for_selector(".plot .main-svg", timeout=30_000)
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "report_sample_first_screen.png"))
+            assert errors == []
+            first = page.inner_text("section#summary")
+            assert "Executive summary" in first
+        finally:
+            ctx.close()

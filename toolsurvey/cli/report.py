@@ -1,0 +1,50 @@
+"""`toolsurvey report`: the cost report for stakeholders, as one HTML file, Markdown or CSV tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HELP = "write the cost report (self-contained HTML, Markdown or CSV) and print its executive summary"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ._common import add_registry_args
+    from ._measure import add_measure_args
+
+    add_registry_args(p)
+    p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
+    p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
+    add_measure_args(p)
+    p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
+    p.add_argument("--title", default=None, help="the report's title")
+    p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
+                   help="default: from the output's suffix (.md markdown, .csv or a folder csv), else html")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="where to write (default: report.html; markdown without -o goes to standard output)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..reporting import report
+    from ._common import load_registry
+
+    fmt = args.format
+    if fmt is None:
+        suffix = Path(args.output).suffix.lower() if args.output else ""
+        fmt = {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(suffix, "html")
+    reg = load_registry(args)
+    rep = report(reg, scenario=args.scenario, usage=args.usage, encoding=args.encoding, render=args.render,
+                 model=args.model, top=args.top, title=args.title)
+    if fmt == "markdown" and not args.output:
+        sys.stdout.write(rep.to_markdown())
+        print(rep.summary_text(), file=sys.stderr)
+        return 0
+    output = args.output or ("report.html" if fmt == "html" else "report-tables")
+    paths = rep.save(output, format=fmt)
+    print(rep.summary_text())
+    where = paths[0].resolve() if fmt != "csv" else paths[0].resolve().parent
+    what = {"html": "open it in a browser; it works offline", "markdown": "Markdown",
+            "csv": f"{len(paths)} CSV files"}[fmt]
+    print(f"\nReport written to {where} ({what})")
+    return 0
