@@ -1,0 +1,419 @@
+"""Per-task cost of an agent's tool surface: simulate one scenario, or sweep a grid of them.
+
+Every request k of a task carries: provider overhead + the visible tool definitions + the system
+prompt + the user message + the history (each earlier call and its result); it returns a tool call,
+or the final answer on the last request. See docs/simulation.md for the model and a worked example.
+The arithmetic is vectorised: one row per scenario (or Monte Carlo draw), one column per request.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import warnings as _warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .accuracy import AccuracyCurve
+from .errors import InputError
+from .prices import PER_MILLION, Price, load_prices, price_for
+from .registry import Registry
+from .scenario import Scenario, load_scenario
+from .strategies import Profile, ToolTable, average_table, profile, tool_table
+
+CACHE_MODES = {"none": 0, "prefix": 1, "incremental": 2}
+PROVIDER_RENDER = {"anthropic": "anthropic", "openai": "openai"}
+
+__all__ = ["Run", "Scenario", "load_scenario", "simulate", "sweep"]
+
+
+@dataclass
+class Run:
+    """The result of `simulate`: per-request table, per-task summary, and the assumptions used."""
+
+    scenario: Scenario
+    steps: pd.DataFrame
+    summary: dict[str, Any]
+    assumptions: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    draws: pd.DataFrame | None = None        # Monte Carlo: one row per sampled task
+    percentiles: pd.DataFrame | None = None  # Monte Carlo: p50/p90/p99 of the per-task figures
+    sampled: dict | None = None              # Monte Carlo: the raw draws (results per call, ...)
+
+    def table(self) -> pd.DataFrame:
+        """The summary as a one-row DataFrame carrying the assumptions in `attrs`."""
+        df = pd.DataFrame([self.summary])
+        df.attrs["assumptions"] = self.assumptions
+        df.attrs["warnings"] = list(self.warnings)
+        return df
+
+
+# ---------------------------------------------------------------- the vectorised arithmetic
+
+def _cum(x: np.ndarray) -> np.ndarray:
+    """Cumulative sums along requests with a leading zero: C[:, p] = sum of the first p requests."""
+    return np.concatenate([np.zeros((x.shape[0], 1)), np.cumsum(x, axis=1)], axis=1)
+
+
+def _at(c: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """C at a (possibly fractional) request count p per row, linear between whole counts."""
+    rows = np.arange(c.shape[0])
+    lo = np.floor(p).astype(int)
+    hi = np.minimum(lo + 1, c.shape[1] - 1)
+    return c[rows, lo] + (p - lo) * (c[rows, hi] - c[rows, lo])
+
+
+def requests(prefix, loaded, visible, block, *, overhead, system, user, call, results, mode, min_cache):
+    """Per-request token arrays (rows x K): input, and its split into uncached, cache write, cache read.
+
+    `results[:, j]` is the result of the call made on request j+1; row-wise parameters are (rows, 1).
+    """
+    o = overhead * (visible > 0)
+    hist = np.zeros_like(results)
+    hist[:, 1:] = np.cumsum(call + results[:, :-1], axis=1)
+    inp = o + prefix + loaded + system + user + hist
+    # What can be cached: the stable prefix (tools + system), or the whole request (history too).
+    cacheable = np.where(mode == 1, o + prefix + system, np.where(mode == 2, inp, 0.0))
+    prev = np.zeros_like(cacheable)
+    prev[:, 1:] = cacheable[:, :-1]
+    same = np.zeros(inp.shape, dtype=bool)
+    same[:, 1:] = block[:, 1:] == block[:, :-1]
+    read = np.where(same & (prev >= min_cache) & (prev > 0), prev, 0.0)
+    write = np.where((cacheable >= min_cache) & (cacheable > 0), cacheable - read, 0.0)
+    return {"input": inp, "uncached": inp - read - write, "cache_write": write, "cache_read": read,
+            "tools": prefix + loaded, "overhead": o, "history": hist}
+
+
+def task_totals(req: dict, calls: np.ndarray, *, call, answer, p_in, p_out, p_write, p_read, window) -> dict:
+    """Per-row task totals for `calls` tool calls (fractional: linear between whole counts)."""
+    p = calls + 1.0  # requests: the calls, then the answer
+    cost_in = (req["uncached"] * p_in + req["cache_write"] * p_write + req["cache_read"] * p_read) / PER_MILLION
+    out = {k: _at(_cum(req[k]), p) for k in ("input", "uncached", "cache_write", "cache_read", "tools", "overhead")}
+    out["output"] = calls * call[:, 0] + answer[:, 0]
+    out["input_cost"] = _at(_cum(cost_in), p)
+    out["output_cost"] = out["output"] * p_out[:, 0] / PER_MILLION
+    out["cost"] = out["input_cost"] + out["output_cost"]
+    # The largest request of the task (the last one reached, as history only grows within a block).
+    last = np.minimum(np.ceil(p).astype(int), req["input"].shape[1]) - 1
+    biggest = np.maximum.accumulate(req["input"], axis=1)
+    out["max_input"] = biggest[np.arange(len(p)), last]
+    out["fits"] = out["max_input"] <= window[:, 0]
+    return out
+
+
+# ---------------------------------------------------------------- assembling rows from scenarios
+
+class _Context:
+    """Caches shared by the rows of one call: tool tables, prices and curves, loaded once each."""
+
+    def __init__(self, reg: Registry | None):
+        self.reg = reg
+        self.tables: dict = {}
+        self.prices: dict = {}
+        self.curves: dict = {}
+        self.profiles: dict = {}
+
+    def price(self, sc: Scenario) -> Price:
+        key = (sc.price_file, repr(sorted((k, sorted(dict(v).items())) for k, v in sc.prices.items())))
+        if key not in self.prices:
+            self.prices[key] = load_prices(sc.price_file, overrides=sc.prices)
+        return price_for(sc.model, self.prices[key])
+
+    def curve(self, sc: Scenario) -> AccuracyCurve:
+        key = repr(sc.accuracy_curve)
+        if key not in self.curves:
+            self.curves[key] = sc.curve()
+        return self.curves[key]
+
+    def table(self, sc: Scenario, price: Price) -> ToolTable:
+        if self.reg is None:
+            if sc.tool_tokens is None or sc.registry_size is None:
+                raise InputError("without a registry, give tool_tokens (average tokens per tool) and "
+                                 "registry_size (tools in the registry) for the average-size mode")
+            key = ("avg", sc.tool_tokens, sc.registry_size)
+            if key not in self.tables:
+                self.tables[key] = average_table(sc.tool_tokens, sc.registry_size)
+            return self.tables[key]
+        render = sc.render
+        if render == "auto":
+            render = PROVIDER_RENDER.get(price.provider, "json")
+        model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(price.provider) == render else None
+        key = (render, sc.encoding, model)
+        if key not in self.tables:
+            self.tables[key] = tool_table(self.reg, render=render, encoding=sc.encoding, model=model)
+        return self.tables[key]
+
+    def profile(self, sc: Scenario, table: ToolTable) -> Profile:
+        key = (id(table), sc.strategy, sc.visible, sc.tools, repr(sc.phases), sc.overflow, sc.core,
+               sc.retrieval_k, sc.search_k, sc.searches, sc.search_tool_tokens, sc.overhead_tokens)
+        if key not in self.profiles:
+            self.profiles[key] = profile(table, sc)
+        return self.profiles[key]
+
+
+def _rows(ctx: _Context, scenarios: list[Scenario]):
+    """Row-wise parameter arrays for deterministic (expected-value) runs of `scenarios`."""
+    n = len(scenarios)
+    prices = [ctx.price(sc) for sc in scenarios]
+    profs = [ctx.profile(sc, ctx.table(sc, pr)) for sc, pr in zip(scenarios, prices, strict=True)]
+    col = lambda xs: np.asarray(xs, dtype=float).reshape(n, 1)  # noqa: E731
+    steps = np.array([sc.steps.expected() for sc in scenarios])
+    searches = np.array([p.searches for p in profs], dtype=float)
+    wrong_steps = np.array([sc.wrong_call_steps for sc in scenarios], dtype=float)
+    # Enough requests for the longest task: its calls, answer, and the worst-case wrong calls.
+    k = int(np.max(searches + np.ceil(steps) * (1 + wrong_steps))) + 2
+    uniq: dict[int, int] = {}
+    for p in profs:
+        uniq.setdefault(id(p), len(uniq))
+    mats = [p.expand(k) for p in {id(p): p for p in profs}.values()]
+    pick = np.array([uniq[id(p)] for p in profs])
+    prefix, loaded, visible, block = (np.stack([m[i] for m in mats])[pick] for i in range(4))
+
+    # Accuracy: mean visible tools over the task's requests -> wrong-call rate and success.
+    base_requests = searches + steps
+    mean_visible = _at(_cum(visible), base_requests) / base_requests
+    wrong = np.zeros(n)
+    success = np.ones(n)
+    for _key, idx in _groups(scenarios, lambda sc: (sc.accuracy, repr(sc.accuracy_curve))):
+        sc = scenarios[idx[0]]
+        if sc.accuracy:
+            c = ctx.curve(sc)
+            wrong[idx] = c.wrong_rate(mean_visible[idx])
+            success[idx] = c.success_rate(mean_visible[idx])
+    calls = searches + (steps - 1) * (1 + wrong * wrong_steps)
+
+    response = np.array([sc.response_tokens.expected() for sc in scenarios])
+    search_res = np.array([sc.search_result_tokens for sc in scenarios])
+    results = np.where(np.arange(k)[None, :] < searches[:, None], search_res[:, None], response[:, None])
+    params = dict(
+        overhead=col([p.overhead for p in profs]), system=col([sc.system_prompt_tokens for sc in scenarios]),
+        user=col([sc.user_message_tokens for sc in scenarios]), call=col([sc.call_tokens for sc in scenarios]),
+        mode=col([CACHE_MODES[sc.caching] for sc in scenarios]), min_cache=col([p.min_cache_tokens for p in prices]))
+    money = dict(answer=col([sc.answer_tokens for sc in scenarios]), p_in=col([p.input for p in prices]),
+                 p_out=col([p.output for p in prices]), p_write=col([p.cache_write for p in prices]),
+                 p_read=col([p.cache_read for p in prices]), window=col([p.context_window for p in prices]))
+    return dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results, params=params,
+                money=money, calls=calls, steps=steps, searches=searches, wrong=wrong, success=success,
+                mean_visible=mean_visible, prices=prices, profiles=profs)
+
+
+def _groups(items: list, key) -> Iterable[tuple[Any, np.ndarray]]:
+    out: dict = {}
+    for i, it in enumerate(items):
+        out.setdefault(key(it), []).append(i)
+    return ((k, np.asarray(v)) for k, v in out.items())
+
+
+def _summaries(scenarios: list[Scenario], rows: dict) -> pd.DataFrame:
+    req = requests(rows["prefix"], rows["loaded"], rows["visible"], rows["block"], results=rows["results"],
+                   **rows["params"])
+    tot = task_totals(req, rows["calls"], call=rows["params"]["call"], **rows["money"])
+    n_requests = rows["calls"] + 1
+    tasks = np.array([sc.tasks_per_day * sc.days_per_month for sc in scenarios])
+    fits = tot["fits"]
+    nan_unless = lambda x: np.where(fits, x, np.nan)  # noqa: E731  # over the window: not priced
+    per_completed = tot["cost"] / rows["success"]
+    return pd.DataFrame({
+        "model": [sc.model for sc in scenarios],
+        "strategy": [sc.strategy for sc in scenarios],
+        "caching": [sc.caching for sc in scenarios],
+        "visible": [sc.visible for sc in scenarios],
+        "steps": rows["steps"],
+        "mean_visible": rows["mean_visible"],
+        "wrong_rate": rows["wrong"],
+        "success": rows["success"],
+        "expected_requests": n_requests,
+        "tool_tokens_per_request": tot["tools"] / n_requests,
+        "tool_tokens_per_task": tot["tools"],
+        "overhead_tokens_per_task": tot["overhead"],
+        "input_tokens_per_task": tot["input"],
+        "cache_write_tokens": tot["cache_write"],
+        "cache_read_tokens": tot["cache_read"],
+        "output_tokens_per_task": tot["output"],
+        "max_input_tokens": tot["max_input"],
+        "context_window": rows["money"]["window"][:, 0],
+        "fits": fits,
+        "cost_per_request": nan_unless(tot["cost"] / n_requests),
+        "cost_per_task": nan_unless(tot["cost"]),
+        "cost_per_completed_task": nan_unless(per_completed),
+        "tasks_per_month": tasks,
+        "cost_per_month": nan_unless(per_completed * tasks),
+    })
+
+
+def _assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable, curve: AccuracyCurve | None) -> dict:
+    a = sc.assumptions()
+    a["price"] = price.as_dict()
+    a["accuracy_curve"] = curve.as_dict() if (sc.accuracy and curve is not None) else "off (wrong_rate 0, success 1)"
+    a["visible_set"] = prof.description
+    a["tool_tokens_method"] = table.method
+    a["overhead_tokens"] = prof.overhead
+    a["model"] = sc.model
+    a["rules"] = ("expected calls = searches + (steps - 1) x (1 + wrong_rate x wrong_call_steps); "
+                  "fractional counts are linear between whole counts; cost per completed task = cost per "
+                  "task / success; month = tasks_per_day x days_per_month completed tasks; a task with a "
+                  "request over the context window is not priced (NaN)")
+    return a
+
+
+# ---------------------------------------------------------------- public API
+
+def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) -> Run:
+    """Simulate one scenario on `reg` (None: average-size mode): per-request table and per-task summary.
+
+    `changes` replace scenario fields. With `scenario.samples > 0` the run adds Monte Carlo draws and
+    p50/p90/p99. Raises InputError for an unknown model, a phase matching no tool and other bad input.
+    """
+    sc = dataclasses.replace(scenario or Scenario(), **changes)
+    ctx = _Context(reg)
+    rows = _rows(ctx, [sc])
+    summary = _summaries([sc], rows).iloc[0].to_dict()
+    price, prof = rows["prices"][0], rows["profiles"][0]
+    table = ctx.table(sc, price)
+    curve = ctx.curve(sc) if sc.accuracy else None
+    warns = list(prof.warnings)
+    if not summary["fits"]:
+        warns.append(f"a request of {summary['max_input_tokens']:,.0f} input tokens exceeds {sc.model}'s "
+                     f"context window of {price.context_window:,}; the task is not priced")
+    for w in warns:
+        _warnings.warn(w, stacklevel=2)
+    run = Run(sc, _steps_table(sc, rows, prof), summary, _assumptions(sc, price, prof, table, curve), warns)
+    if sc.samples:
+        run.draws, run.percentiles, run.sampled = _monte_carlo(sc, rows, prof, curve)
+    return run
+
+
+def _steps_table(sc: Scenario, rows: dict, prof: Profile) -> pd.DataFrame:
+    """One row per request of the expected task; `weight` (1, or the fraction of tasks that reach
+    the last request) times each row's cost adds up to the task's cost."""
+    m = float(rows["calls"][0])
+    whole = int(np.floor(m))
+    frac = m - whole
+    k = whole + (2 if frac > 0 else 1)
+    sl = lambda x: x[:, :k]  # noqa: E731
+    req = requests(*(sl(rows[x]) for x in ("prefix", "loaded", "visible", "block")),
+                   results=sl(rows["results"]), **rows["params"])
+    price = rows["prices"][0]
+    call, answer = float(rows["params"]["call"][0, 0]), float(rows["money"]["answer"][0, 0])
+    weight = np.ones(k)
+    output = np.full(k, call)
+    kind = ["search" if i < prof.searches else "call" for i in range(k)]
+    if frac > 0:
+        weight[-1] = frac
+        output[whole] = (1 - frac) * answer + frac * call
+        output[-1] = answer
+        kind[whole], kind[-1] = "call or answer", "answer"
+    else:
+        output[-1] = answer
+        kind[-1] = "answer"
+    df = pd.DataFrame({"request": np.arange(1, k + 1), "kind": kind, "phase": prof.labels(k),
+                       "weight": weight, "visible": rows["visible"][0, :k]})
+    for col in ("tools", "overhead", "history", "input", "uncached", "cache_write", "cache_read"):
+        df[col] = req[col][0]
+    df["system"] = float(rows["params"]["system"][0, 0])
+    df["user"] = float(rows["params"]["user"][0, 0])
+    df["output"] = output
+    df["fits"] = df["input"] <= price.context_window
+    df["cost"] = (df["uncached"] * price.input + df["cache_write"] * price.cache_write
+                  + df["cache_read"] * price.cache_read + df["output"] * price.output) / PER_MILLION
+    df.loc[~df["fits"], "cost"] = np.nan
+    cols = ["request", "kind", "phase", "weight", "visible", "tools", "overhead", "system", "user", "history",
+            "input", "uncached", "cache_write", "cache_read", "output", "fits", "cost"]
+    return df[cols]
+
+
+def draw_tasks(sc: Scenario, prof: Profile, curve: AccuracyCurve | None, rng: np.random.Generator) -> dict:
+    """Monte Carlo draws: steps per task, wrong calls, and each call's result size (rows x K)."""
+    n = sc.samples
+    steps = np.maximum(1, np.rint(sc.steps.draw(rng, n))).astype(int)
+    s = prof.searches
+    k0 = int(s + steps.max()) + 1
+    _, _, vis, _ = prof.expand(k0)
+    cv = np.concatenate([[0.0], np.cumsum(vis)])
+    mean_visible = cv[s + steps] / (s + steps)
+    if curve is None:
+        wrong_rate, success = np.zeros(n), np.ones(n)
+    else:
+        wrong_rate, success = curve.wrong_rate(mean_visible), curve.success_rate(mean_visible)
+    wrong = rng.binomial(steps - 1, wrong_rate)
+    calls = s + steps - 1 + wrong * sc.wrong_call_steps
+    k = int(calls.max()) + 2
+    results = np.maximum(0, np.rint(sc.response_tokens.draw(rng, (n, k))))
+    results[:, :s] = sc.search_result_tokens
+    return dict(steps=steps, wrong=wrong, calls=calls.astype(float), results=results,
+                mean_visible=mean_visible, success=success)
+
+
+def _monte_carlo(sc: Scenario, rows: dict, prof: Profile, curve: AccuracyCurve | None):
+    d = draw_tasks(sc, prof, curve, np.random.default_rng(sc.seed))
+    n, k = d["results"].shape
+    mats = [np.broadcast_to(m, (n, k)) for m in prof.expand(k)]
+    params = {key: np.broadcast_to(v, (n, 1)) for key, v in rows["params"].items()}
+    money = {key: np.broadcast_to(v, (n, 1)) for key, v in rows["money"].items()}
+    req = requests(*mats, results=d["results"], **params)
+    tot = task_totals(req, d["calls"], call=params["call"], **money)
+    cost = np.where(tot["fits"], tot["cost"], np.nan)
+    draws = pd.DataFrame({"steps": d["steps"], "wrong_calls": d["wrong"], "requests": d["calls"] + 1,
+                          "mean_visible": d["mean_visible"], "success": d["success"],
+                          "tool_tokens": tot["tools"], "input_tokens": tot["input"],
+                          "output_tokens": tot["output"], "max_input_tokens": tot["max_input"],
+                          "fits": tot["fits"], "cost": cost})
+    q = [0.5, 0.9, 0.99]
+    cols = ["requests", "tool_tokens", "input_tokens", "output_tokens", "cost"]
+    pct = draws[cols].quantile(q)
+    pct.loc["mean"] = draws[cols].mean()
+    pct.index = ["p50", "p90", "p99", "mean"]
+    pct["cost_per_completed_task"] = pct["cost"] / float(np.mean(d["success"]))
+    pct.attrs.update(samples=n, seed=sc.seed)
+    return draws, pct, d
+
+
+def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.DataFrame:
+    """Every combination of the listed field values (e.g. steps=range(1, 21), visible=[6, 12],
+    strategy=[...], model=[...]) applied to `scenario`: one summary row per combination.
+
+    A scalar value is applied to every row. The result's `attrs["assumptions"]` holds the base
+    scenario's assumptions and every price row used. Raises InputError for unknown fields or values.
+    """
+    base = scenario or Scenario()
+    known = {f.name for f in dataclasses.fields(Scenario)}
+    bad = sorted(set(grid) - known)
+    if bad:
+        raise InputError(f"sweep: unknown field(s) {', '.join(bad)}; expected Scenario fields: {', '.join(sorted(known))}")
+    axes = {k: (list(v) if isinstance(v, (list, tuple, range, np.ndarray, pd.Index)) else [v]) for k, v in grid.items()}
+    for k, v in axes.items():
+        if not v:
+            raise InputError(f"sweep: {k} has no values")
+    names = list(axes)
+    combos = list(itertools.product(*axes.values()))
+    fixed = {k: v[0] for k, v in axes.items() if len(v) == 1}
+    base = dataclasses.replace(base, **fixed)
+    varying = [k for k in names if k not in fixed]
+    scenarios = [dataclasses.replace(base, **dict(zip(varying, (c[names.index(k)] for k in varying), strict=True)))
+                 if varying else base for c in combos]
+    ctx = _Context(reg)
+    rows = _rows(ctx, scenarios)
+    out = _summaries(scenarios, rows)
+    for k in varying:
+        if k not in out.columns:
+            out.insert(0, k, [getattr(sc, k) for sc in scenarios])
+    warns = sorted({w for p in rows["profiles"] for w in p.warnings})
+    if (~out["fits"]).any():
+        warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
+    curve = ctx.curve(base) if base.accuracy else None
+    prof0 = rows["profiles"][0]
+    out.attrs["assumptions"] = {**_assumptions(base, rows["prices"][0], prof0, ctx.table(base, rows["prices"][0]), curve),
+                                "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
+                                "prices": {p.model: p.as_dict() for p in rows["prices"]}}
+    out.attrs["warnings"] = warns
+    for w in warns:
+        _warnings.warn(w, stacklevel=2)
+    return out
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if hasattr(x, "item") else x
