@@ -1,0 +1,96 @@
+"""`toolsurvey responses`: what tool results cost, which fields cost it, and what trimming saves."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): tokens, fields, trimming"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ..trimming import SERIALIZATIONS
+    from ._common import add_output_args
+
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="JSON or text files, folders of samples, .jsonl traces, or http(s) URLs")
+    p.add_argument("--by", default="tool", choices=("tool", "payload", "field", "rank", "step"),
+                   help="rows: per tool (default), per result, per JSON field, record-level fields ranked "
+                        "by cost (the recommendation view), or per trimming step")
+    p.add_argument("--tool", default=None, help="tool name for files and URLs (default: the file's folder name)")
+    p.add_argument("--server", default=None, help="server name for results that do not name one")
+    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base)")
+    p.add_argument("--cap", type=int, default=25_000, metavar="N",
+                   help="tokens one result may carry (default: %(default)s, Claude Code's default)")
+    p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="HTTP header for URL sources (repeatable; values never appear in any output)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a URL (default: %(default)s)")
+    t = p.add_argument_group("trimming (applied in this order; the output gains trimmed sizes)")
+    t.add_argument("--keep", default=None, metavar="PATHS", help="keep only these paths, e.g. 'number,title,labels[].name'")
+    t.add_argument("--drop", default=None, metavar="PATHS", help="drop these paths, e.g. 'user,reactions'")
+    t.add_argument("--drop-empty", action="store_true", help="drop null, empty string, empty list and empty object members")
+    t.add_argument("--max-items", type=int, default=None, metavar="N", help="cap every list at N items, with a marker")
+    t.add_argument("--truncate", type=int, default=None, metavar="N", help="cut strings longer than N (chars or tokens)")
+    t.add_argument("--truncate-unit", default="chars", choices=("chars", "tokens"))
+    t.add_argument("--serialize", default=None, choices=SERIALIZATIONS,
+                   help="send results as compact JSON, pretty JSON, CSV or a Markdown table")
+    p.add_argument("--depth", type=int, default=None, metavar="N", help="with --by field: only paths up to depth N")
+    p.add_argument("--top", type=int, default=None, metavar="N", help="only the N largest rows")
+    add_output_args(p)
+
+
+def _trimming(args: argparse.Namespace) -> dict | None:
+    opts = dict(keep=args.keep, drop=args.drop, drop_empty=args.drop_empty, max_items=args.max_items,
+                truncate=args.truncate, truncate_unit=args.truncate_unit, serialize=args.serialize or "json")
+    chosen = args.keep or args.drop or args.drop_empty or args.max_items is not None or \
+        args.truncate is not None or args.serialize is not None
+    return opts if chosen else None
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from ..payloads import read_payloads
+    from ..responses import field_costs, measure_responses, rank_fields, response_stats
+    from ._common import emit, print_warnings
+
+    payloads, warnings = read_payloads(*args.paths, tool=args.tool, server=args.server, headers=args.header,
+                                       timeout=args.timeout)
+    trimming = _trimming(args)
+    table = measure_responses(payloads, encoding=args.encoding, cap=args.cap, trimming=trimming)
+    warnings = warnings + [w for w in table.attrs["warnings"] if w not in warnings]
+    total = int(table["tokens"].sum())
+    over = int(table["over_cap"].sum())
+    header = (f"{len(table):,} results from {table['tool'].nunique():,} tools: {total:,} tokens "
+              f"({table.attrs['encoding']}); {over:,} over the {args.cap:,}-token cap")
+    if trimming:
+        after = int(table["trimmed"].sum())
+        header += f"\ntrimmed: {after:,} tokens, {total / after:.1f}x smaller" if after else "\ntrimmed: 0 tokens"
+    header += f"\nmethod: {table.attrs['method']}"
+
+    if args.by in ("field", "rank"):
+        costs = field_costs(payloads, encoding=args.encoding)
+        header += f"\nattribution: {costs.attrs['method']}"
+        if args.by == "rank":
+            out = rank_fields(costs, keep=args.keep)
+        else:
+            out = costs if args.depth is None else costs[costs["depth"] <= args.depth]
+            out = out.drop(columns=["payloads"])
+    elif args.by == "payload":
+        cols = ["tool", "server", "source", "kind", "bytes", "tokens", "over_cap"]
+        out = table[cols + (["trimmed"] if trimming else [])].copy()
+        out["over_cap"] = out["over_cap"].map({True: "yes", False: ""})
+        if args.format == "table":
+            out = out.sort_values("tokens", ascending=False, kind="stable")
+    elif args.by == "step":
+        if not trimming:
+            from ..errors import InputError
+            raise InputError("--by step needs a trimming option (--keep, --drop, --drop-empty, --max-items, "
+                             "--truncate or --serialize)")
+        out = pd.DataFrame(table.attrs["trim_steps"])
+    else:
+        out = response_stats(table)
+    if args.top is not None:
+        out = out.head(args.top) if args.by in ("field", "rank", "step") else out.nlargest(args.top, "tokens")
+    print_warnings(warnings)
+    emit(out.reset_index(drop=True), args.format, args.output, header)
+    return 0

@@ -1,0 +1,357 @@
+"""Tool results as the model receives them, read from files, folders, JSONL traces, MCP results and URLs."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import os
+import re
+import struct
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from . import _jsontree
+from .errors import InputError
+
+TRACE_SUFFIXES = (".jsonl", ".ndjson")
+MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
+MAX_FETCH_BYTES = 256 * 1024 * 1024
+_SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
+_NOT_JSON = object()
+
+MCP_METHOD = (
+    "MCP tools/call results: each text block and each text resource counts as its text; images (image "
+    "blocks and image blob resources) count by the provider image rule in assumptions/images.toml; "
+    "other blob resources count as their base64 text; resource links as the compact JSON of the link; "
+    "audio is not counted (warned). structuredContent counts only when the result has no text block, "
+    "because the MCP spec asks servers to repeat it as a text block and clients pass the blocks on."
+)
+
+
+@dataclass
+class Payload:
+    """One tool result: the text blocks the model reads, the parsed JSON if any, and where it came from."""
+
+    tool: str
+    blocks: tuple[str, ...]
+    value: Any = _NOT_JSON
+    kind: str = "json"  # json: a JSON value sent as compact JSON; text: text as given; mcp: an MCP result
+    server: str | None = None
+    source: str = ""
+    timestamp: str | None = None
+    image_tokens: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_json(self) -> bool:
+        return self.value is not _NOT_JSON
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.blocks)
+
+    @classmethod
+    def from_value(cls, value: Any, tool: str = "(value)", **kw) -> Payload:
+        """A structured result, sent to the model as compact JSON; raises InputError for non-JSON values."""
+        try:
+            text = _jsontree.compact(value)
+        except (TypeError, ValueError) as e:
+            raise InputError(f"expected a JSON value for tool {tool!r}, found {type(value).__name__} ({e})") from None
+        return cls(tool=tool, blocks=(text,), value=value, kind="json", **kw)
+
+    @classmethod
+    def from_text(cls, text: str, tool: str = "(text)", **kw) -> Payload:
+        """A text result, counted as given; if it is JSON its fields can still be attributed."""
+        return cls(tool=tool, blocks=(text,), value=_parse_or_not(text), kind="text", **kw)
+
+
+def _parse_or_not(text: str) -> Any:
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return _NOT_JSON
+    try:
+        return _jsontree.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def is_mcp_result(value: Any) -> bool:
+    """True for an MCP CallToolResult: an object of content blocks, optionally structuredContent and isError."""
+    return (isinstance(value, dict) and isinstance(value.get("content"), list) and set(value) <= MCP_KEYS
+            and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in value["content"]))
+
+
+def from_mcp(result: dict, tool: str, **kw) -> Payload:
+    """The model's view of an MCP tools/call result (see MCP_METHOD)."""
+    blocks, images, notes = [], 0, []
+    for i, b in enumerate(result["content"]):
+        kind = b["type"]
+        if kind == "text":
+            blocks.append(str(b.get("text", "")))
+        elif kind == "image":
+            n, note = image_tokens(b.get("data", ""), b.get("mimeType"))
+            images += n
+            notes += [f"content[{i}]: {note}"] if note else []
+        elif kind == "resource":
+            res = b.get("resource") or {}
+            if "text" in res:
+                blocks.append(str(res["text"]))
+            elif str(res.get("mimeType", "")).startswith("image/"):
+                n, note = image_tokens(res.get("blob", ""), res.get("mimeType"))
+                images += n
+                notes += [f"content[{i}]: {note}"] if note else []
+            else:
+                blocks.append(str(res.get("blob", "")))
+        elif kind == "resource_link":
+            blocks.append(_jsontree.compact({k: v for k, v in b.items() if k != "type"}))
+        elif kind == "audio":
+            notes.append(f"content[{i}]: audio block not counted (no provider rule for audio in tool results)")
+        else:
+            blocks.append(_jsontree.compact(b))
+            notes.append(f"content[{i}]: unknown block type {kind!r}, counted as its compact JSON")
+    if "structuredContent" in result and not any(b["type"] == "text" for b in result["content"]):
+        blocks.append(_jsontree.compact(result["structuredContent"]))
+    value = _parse_or_not(blocks[0]) if len(blocks) == 1 else _NOT_JSON
+    if value is _NOT_JSON and not blocks and "structuredContent" in result:
+        value = result["structuredContent"]
+    return Payload(tool=tool, blocks=tuple(blocks), value=value, kind="mcp", image_tokens=images,
+                   notes=notes, **kw)
+
+
+@lru_cache(maxsize=1)
+def image_rule() -> dict:
+    """The image counting rule (assumptions/images.toml, [anthropic])."""
+    text = resources.files("toolsurvey").joinpath("assumptions", "images.toml").read_text("utf-8")
+    return tomllib.loads(text)["anthropic"]
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG, GIF, JPEG or WebP header, or None if it cannot be read."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+        return struct.unpack("<HH", data[6:10])
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        chunk = data[12:16]
+        if chunk == b"VP8 ":
+            w, h = struct.unpack("<HH", data[26:30])
+            return w & 0x3FFF, h & 0x3FFF
+        if chunk == b"VP8L":
+            b = int.from_bytes(data[21:25], "little")
+            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8X":
+            return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                return None
+            marker = data[i + 1]
+            length = int.from_bytes(data[i + 2:i + 4], "big")
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                h, w = struct.unpack(">HH", data[i + 5:i + 9])
+                return w, h
+            i += 2 + length
+    return None
+
+
+def image_tokens(b64: str, mime: str | None = None) -> tuple[int, str]:
+    """Tokens an image costs by the provider rule, and a note when its size could not be read."""
+    rule = image_rule()
+    try:
+        head = base64.b64decode(str(b64)[:65536] + "=" * (-len(str(b64)[:65536]) % 4), validate=False)
+    except (binascii.Error, ValueError):
+        head = b""
+    size = image_size(head)
+    if size is None or 0 in size:
+        return rule["max_tokens"], f"image ({mime or 'unknown type'}) of unreadable size, counted at the cap of {rule['max_tokens']}"
+    w, h = size
+    scale = min(1.0, rule["max_long_edge"] / max(w, h),
+                math.sqrt(rule["max_tokens"] * rule["pixels_per_token"] / (w * h)))
+    return min(rule["max_tokens"], math.ceil(int(w * scale) * int(h * scale) / rule["pixels_per_token"])), ""
+
+
+def decode(data: bytes, source: str) -> tuple[str, list[str]]:
+    """UTF-8 text of `data`; invalid bytes become U+FFFD with a warning naming the first bad offset."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as e:
+        return data.decode("utf-8", errors="replace"), [
+            f"{source}: not valid UTF-8 (first bad byte at offset {e.start}); invalid bytes replaced by U+FFFD"]
+
+
+def payload_from_text(text: str, tool: str, source: str, strict_json: bool, **kw) -> tuple[Payload, list[str]]:
+    """A file's or response's text as a Payload: JSON when it parses, MCP when shaped so, else text."""
+    value = _NOT_JSON
+    warnings = []
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "[") or strict_json:
+        try:
+            value = _jsontree.loads(text)
+        except ValueError as e:
+            if strict_json:
+                warnings.append(f"{source}: not JSON ({e}); measured as text")
+    if value is _NOT_JSON:
+        return Payload(tool=tool, blocks=(text,), kind="text", source=source, **kw), warnings
+    return payload_from_value(value, tool, source, **kw), warnings
+
+
+def payload_from_value(value: Any, tool: str, source: str, **kw) -> Payload:
+    if isinstance(value, dict) and "jsonrpc" in value and isinstance(value.get("result"), dict):
+        value = value["result"]  # a whole JSON-RPC response: the result is what the client sees
+    if is_mcp_result(value):
+        p = from_mcp(value, tool, source=source, **kw)
+    else:
+        p = Payload.from_value(value, tool, source=source, **kw)
+    return p
+
+
+def redact_url(url: str) -> str:
+    """The URL without user info and with secret-looking query values replaced by '***'."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    if parts.username or parts.password:
+        netloc = "***@" + netloc
+    query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in parse_qsl(parts.query, True)])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def parse_headers(items: list[str] | dict | None) -> dict[str, str]:
+    """'Name: value' strings to a dict; raises InputError (without echoing values) for malformed ones."""
+    if not items:
+        return {}
+    if isinstance(items, dict):
+        return {str(k): str(v) for k, v in items.items()}
+    out = {}
+    for i, item in enumerate(items, 1):
+        name, sep, value = str(item).partition(":")
+        if not sep or not name.strip() or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
+            raise InputError(f"header #{i} is not of the form 'Name: value' (value not shown)")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[bytes, str]:
+    """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
+    import httpx
+
+    shown = redact_url(url)
+    chunks, size = [], 0
+    try:
+        with httpx.Client(timeout=timeout, follow_redirects=True) as client:
+            with client.stream("GET", url, headers=headers) as r:
+                if r.status_code >= 400:
+                    raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
+                for chunk in r.iter_bytes():
+                    size += len(chunk)
+                    if size > MAX_FETCH_BYTES:
+                        raise InputError(f"{shown} sent more than {MAX_FETCH_BYTES:,} bytes; stopped reading")
+                    chunks.append(chunk)
+                ctype = r.headers.get("content-type", "")
+    except httpx.HTTPError as e:
+        raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
+    return b"".join(chunks), ctype
+
+
+def _url_tool(url: str) -> str:
+    parts = urlsplit(url)
+    segs = [s for s in parts.path.split("/") if s]
+    return segs[-1] if segs else (parts.hostname or "url")
+
+
+def read_trace(path: Path, text: str, warnings: list[str], server: str | None) -> list[Payload]:
+    """One Payload per good line of a JSONL trace; broken lines become warnings with their line number."""
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            rec = _jsontree.loads(line)
+        except ValueError as e:
+            warnings.append(f"{where}: not JSON ({e}); line skipped")
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("tool"), str) or "result" not in rec:
+            found = f"keys {sorted(rec)[:8]}" if isinstance(rec, dict) else type(rec).__name__
+            warnings.append(f"{where}: expected an object with a string 'tool' and a 'result', found {found}; "
+                            "line skipped")
+            continue
+        kw = dict(server=rec.get("server") if isinstance(rec.get("server"), str) else server,
+                  timestamp=str(rec["timestamp"]) if rec.get("timestamp") is not None else None)
+        result = rec["result"]
+        if isinstance(result, str):
+            out.append(Payload.from_text(result, rec["tool"], source=where, **kw))
+        else:
+            out.append(payload_from_value(result, rec["tool"], where, **kw))
+    return out
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
+                  headers: list[str] | dict | None = None, timeout: float = 30.0
+                  ) -> tuple[list[Payload], list[str]]:
+    """Payloads and warnings from paths (files, folders, .jsonl traces), http(s) URLs, Payloads or JSON values.
+
+    A file's tool is the name of its folder unless `tool` is given. Raises InputError for a
+    missing path, an unreachable URL or when nothing at all could be read.
+    """
+    payloads: list[Payload] = []
+    warnings: list[str] = []
+    hdrs = parse_headers(headers)
+    for src in sources:
+        if isinstance(src, Payload):
+            payloads.append(src)
+        elif isinstance(src, str) and re.match(r"https?://", src, re.I):
+            body, ctype = fetch(src, hdrs, timeout)
+            shown = redact_url(src)
+            text, w = decode(body, shown)
+            p, w2 = payload_from_text(text, tool or _url_tool(src), shown, "json" in ctype, server=server)
+            payloads.append(p)
+            warnings += w + w2
+        elif isinstance(src, str | os.PathLike):
+            path = Path(src)
+            if path.is_dir():
+                files = _files(path)
+                if not files:
+                    warnings.append(f"{path}: folder has no files")
+            elif path.is_file():
+                files = [path]
+            else:
+                raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
+                                 "samples, a .jsonl trace or an http(s) URL)")
+            for f in files:
+                try:
+                    data = f.read_bytes()
+                except OSError as e:
+                    raise InputError(f"cannot read {f}: {e.strerror}") from None
+                text, w = decode(data, str(f))
+                warnings += w
+                if f.suffix.lower() in TRACE_SUFFIXES:
+                    payloads += read_trace(f, text, warnings, server)
+                    continue
+                name = tool or f.resolve().parent.name or "(file)"
+                p, w2 = payload_from_text(text, name, str(f), f.suffix.lower() == ".json", server=server)
+                payloads.append(p)
+                warnings += w2
+        else:
+            payloads.append(payload_from_value(src, tool or "(value)", "(value)", server=server))
+    for p in payloads:
+        warnings += [f"{p.source}: {n}" for n in p.notes]
+    if not payloads and sources:
+        raise InputError("no tool results found in the inputs" + (f" ({len(warnings)} warnings: {warnings[0]})"
+                                                                  if warnings else ""))
+    return payloads, warnings

@@ -1,0 +1,250 @@
+"""Measure tool results: tokens per payload, the distribution per tool, and what each JSON field costs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _jsontree
+from .measure import _byte_lengths
+from .payloads import MCP_METHOD, Payload, read_payloads
+from .tokens import DEFAULT_ENCODING, get_encoding
+
+DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (seed 004)
+
+MEASURE_METHOD = (
+    "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
+    "kept), as an agent re-serializing it would send it; a text result (a trace string, an MCP text "
+    "block, a non-JSON file or response) is counted as given. " + MCP_METHOD
+)
+ATTRIBUTION_METHOD = {
+    "offsets": (
+        "each payload's compact JSON is encoded once and every token is attributed to the fragment its "
+        "first byte falls in; a member's fragment is its comma, quoted key, colon and scalar value, and a "
+        "container also owns its brackets, so the fragments' tokens add up exactly to the payload's. "
+        "tokens include everything beneath a path; list items fold into `path[]`. (formatting) is the "
+        "difference between a JSON text result as received and its compact form; (images) and (text) are "
+        "images and non-JSON text."
+    ),
+    "fragments": (
+        "each fragment (comma, quoted key, colon, scalar value; brackets to their container) is encoded "
+        "on its own and the counts summed; the sum differs from the payload's count (see attrs['gap'])."
+    ),
+}
+SPECIAL_PATHS = ("(formatting)", "(images)", "(text)")
+
+
+class _Enc:
+    """Counts with one encoding, fast: numpy token arrays, special-token text counted as ordinary text."""
+
+    def __init__(self, encoding: str):
+        self.name = encoding
+        self.enc = get_encoding(encoding)
+        self.lengths = _byte_lengths(encoding)
+
+    def tokens(self, text: str) -> np.ndarray:
+        return self.enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())
+
+    def count(self, text: str) -> int:
+        return len(self.tokens(text)) if text else 0
+
+    def payload(self, p: Payload) -> int:
+        return sum(self.count(b) for b in p.blocks) + p.image_tokens
+
+
+def _payloads(sources: tuple, kw: dict) -> tuple[list[Payload], list[str]]:
+    if len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
+            isinstance(s, Payload) for s in sources[0]):
+        return list(sources[0]), [f"{p.source}: {n}" for p in sources[0] for n in p.notes]
+    return read_payloads(*sources, **kw)
+
+
+def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEFAULT_CAP,
+                      tool: str | None = None, server: str | None = None, headers: Any = None,
+                      timeout: float = 30.0, trimming: dict | None = None) -> pd.DataFrame:
+    """One row per tool result with its tokens as the model receives it and whether it exceeds `cap`.
+
+    `sources` are paths, folders, .jsonl traces, http(s) URLs, Payloads or JSON values; `trimming`
+    holds `trim()` options and adds the trimmed size of each result. Warnings are in `attrs`.
+    Raises InputError for unreadable sources or bad options.
+    """
+    from .errors import InputError
+
+    if cap <= 0:
+        raise InputError(f"cap must be a positive number of tokens, found {cap}")
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))
+    enc = _Enc(encoding or DEFAULT_ENCODING)
+    rows = []
+    for p in payloads:
+        rows.append({"tool": p.tool, "server": p.server, "source": p.source, "kind": p.kind,
+                     "timestamp": p.timestamp, "bytes": sum(len(b.encode("utf-8")) for b in p.blocks),
+                     "tokens": enc.payload(p)})
+    table = pd.DataFrame(rows, columns=["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"])
+    table["over_cap"] = table["tokens"] > cap
+    steps = None
+    if trimming is not None:
+        from .trimming import trim_many
+
+        trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.name, **trimming)
+        table["trimmed"] = trimmed
+        warnings = warnings + trim_warnings
+    table.attrs.update(encoding=enc.name, cap=cap, method=MEASURE_METHOD, warnings=warnings,
+                       trim_steps=steps)
+    return table
+
+
+def response_stats(table: pd.DataFrame) -> pd.DataFrame:
+    """Per tool: results, total, mean, p50, p90 and max tokens, and how many (and what share) exceed the cap."""
+    g = table.groupby("tool", sort=False)
+    out = pd.DataFrame({
+        "payloads": g.size(),
+        "tokens": g["tokens"].sum(),
+        "mean": g["tokens"].mean(),
+        "p50": g["tokens"].median(),
+        "p90": g["tokens"].quantile(0.9),
+        "max": g["tokens"].max(),
+        "over_cap": g["over_cap"].sum().astype("int64"),
+    })
+    out["over_cap_share"] = out["over_cap"] / out["payloads"]
+    if "trimmed" in table:
+        out["trimmed"] = g["trimmed"].sum()
+        out["ratio"] = out["tokens"] / out["trimmed"].where(out["trimmed"] > 0)
+    out.index.name = "tool"
+    return out.sort_values("tokens", ascending=False).reset_index()
+
+
+def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
+    """Tokens per fragment: encode the joined text once, give each token to the fragment it starts in."""
+    joined = "".join(texts)
+    tokens = enc.tokens(joined)
+    if joined.isascii():
+        blen = np.fromiter(map(len, texts), np.int64, len(texts))
+    else:
+        blen = np.fromiter((len(t.encode("utf-8")) for t in texts), np.int64, len(texts))
+    tl = enc.lengths[tokens]
+    starts = np.cumsum(tl) - tl
+    seg = np.searchsorted(np.cumsum(blen), starts, side="right")
+    return np.bincount(seg, minlength=len(texts))
+
+
+class _ToolAcc:
+    """Per-path sums for one tool across its payloads."""
+
+    def __init__(self) -> None:
+        self.table = _jsontree.PathTable()
+        self.own = np.zeros(64)
+        self.occurrences = np.zeros(64, dtype=np.int64)
+        self.samples = np.zeros(64, dtype=np.int64)
+        self.special = dict.fromkeys(SPECIAL_PATHS, 0)
+        self.special_samples = dict.fromkeys(SPECIAL_PATHS, 0)
+        self.payloads = 0
+        self.measured = 0
+
+    def add(self, own: np.ndarray, occ: np.ndarray) -> None:
+        n = len(self.table)
+        if n > len(self.own):
+            grow = max(n, 2 * len(self.own)) - len(self.own)
+            self.own = np.concatenate([self.own, np.zeros(grow)])
+            self.occurrences = np.concatenate([self.occurrences, np.zeros(grow, dtype=np.int64)])
+            self.samples = np.concatenate([self.samples, np.zeros(grow, dtype=np.int64)])
+        self.own[:len(own)] += own
+        self.occurrences[:len(occ)] += occ
+        self.samples[:len(occ)] += occ > 0
+
+    def add_special(self, path: str, tokens: int) -> None:
+        if tokens:
+            self.special[path] += tokens
+            self.special_samples[path] += 1
+
+
+def field_costs(*sources: Any, encoding: str | None = None, method: str = "offsets", max_depth: int = 32,
+                tool: str | None = None, server: str | None = None, headers: Any = None,
+                timeout: float = 30.0) -> pd.DataFrame:
+    """Tokens per JSON path across all results of each tool: total beneath the path, its share of the
+    tool's tokens, how often it is present, and the mean per occurrence. Warnings and the method
+    are in `attrs`. Raises InputError for unreadable sources or an unknown method.
+    """
+    from .errors import InputError
+
+    if method not in ATTRIBUTION_METHOD:
+        raise InputError(f"unknown attribution method {method!r}; expected one of: {', '.join(ATTRIBUTION_METHOD)}")
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))
+    enc = _Enc(encoding or DEFAULT_ENCODING)
+    accs: dict[str, _ToolAcc] = {}
+    gap = 0
+    for p in payloads:
+        acc = accs.setdefault(p.tool, _ToolAcc())
+        acc.payloads += 1
+        measured = enc.payload(p)
+        acc.measured += measured
+        acc.add_special("(images)", p.image_tokens)
+        if not p.is_json:
+            acc.add_special("(text)", measured - p.image_tokens)
+            continue
+        texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
+        if method == "offsets":
+            per_frag = _attribute(texts, enc)
+        else:
+            per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+            gap += int(per_frag.sum()) - enc.count("".join(texts))
+        n = len(acc.table)
+        own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+        acc.add(own, np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n))
+        # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
+        acc.add_special("(formatting)", measured - p.image_tokens - int(per_frag.sum()) if method == "offsets"
+                        else 0)
+    rows = []
+    for name, acc in accs.items():
+        t = acc.table
+        n = len(t)
+        incl = acc.own[:n].copy()
+        for i in range(n - 1, 0, -1):
+            incl[t.parent[i]] += incl[i]
+        total = acc.measured
+        for i in range(n):
+            if acc.occurrences[i]:
+                rows.append((name, t.name(i), t.depth[i], incl[i], acc.own[i], int(acc.samples[i]),
+                             int(acc.occurrences[i]), acc.payloads, total))
+        for path in SPECIAL_PATHS:
+            if acc.special_samples[path]:
+                rows.append((name, path, 0, acc.special[path], acc.special[path], acc.special_samples[path],
+                             acc.special_samples[path], acc.payloads, total))
+    out = pd.DataFrame(rows, columns=["tool", "path", "depth", "tokens", "own", "samples", "occurrences",
+                                      "payloads", "tool_tokens"])
+    out[["tokens", "own"]] = out[["tokens", "own"]].round().astype("int64")
+    out["share"] = out["tokens"] / out["tool_tokens"].where(out["tool_tokens"] != 0)
+    out["present_share"] = out["samples"] / out["payloads"]
+    out["per_occurrence"] = out["tokens"] / out["occurrences"]
+    out["per_sample"] = out["tokens"] / out["payloads"]
+    out = out.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    out = out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
+               "per_sample", "payloads"]]
+    out.attrs.update(encoding=enc.name, method=ATTRIBUTION_METHOD[method], warnings=warnings,
+                     gap=gap if method == "fragments" else 0,
+                     totals={k: a.measured for k, a in accs.items()})
+    return out
+
+
+def rank_fields(costs: pd.DataFrame, keep: str | list[str] | None = None) -> pd.DataFrame:
+    """The recommendation view: each tool's record-level fields, costliest first, with the cumulative
+    share, and (given `keep` paths) whether each field is kept whole, in part, or dropped."""
+    from .trimming import parse_paths
+
+    wanted = [_jsontree.path_parts(p) for p in parse_paths(keep)] if keep else None
+    rows = costs[~costs["path"].isin(("(root)",)) & ~costs["path"].str.endswith("[]")].copy()
+    parts = rows["path"].map(_jsontree.path_parts)
+    rows = rows[(parts.map(len) == 1) | rows["path"].isin(SPECIAL_PATHS)].copy()
+    rows = rows.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable")
+    rows["cumulative_share"] = rows.groupby("tool")["share"].cumsum()
+    cols = ["tool", "path", "tokens", "share", "cumulative_share", "present_share", "per_sample"]
+    if wanted is not None:
+        def status(path: str) -> str:
+            f = _jsontree.path_parts(path)
+            if any(w == f for w in wanted):
+                return "kept"
+            return "part" if any(w[:len(f)] == f for w in wanted) else "dropped"
+        rows["keep"] = rows["path"].map(status)
+        cols.append("keep")
+    return rows[cols].reset_index(drop=True)
