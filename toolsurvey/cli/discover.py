@@ -1,0 +1,118 @@
+"""`toolsurvey discover`: read the tools of running MCP servers into a snapshot file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "start or connect to MCP servers and save their tools as a snapshot (a registry file)"
+
+_EPILOG = """examples:
+  toolsurvey discover -- npx -y @modelcontextprotocol/server-filesystem /tmp
+  toolsurvey discover http://127.0.0.1:8000/mcp --header "Authorization: Bearer $TOKEN"
+  toolsurvey discover --config .mcp.json --server memory -o snapshot.json
+  toolsurvey footprint snapshot.json --by server
+
+exit status: 0 every server read; 1 some server failed (the snapshot keeps the others and the
+error); 2 bad arguments or config."""
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ..discovery import DEFAULT_CONNECT_TIMEOUT, DEFAULT_LIST_TIMEOUT, DEFAULT_MAX_PAGES, PREFIXES
+
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    p.epilog = _EPILOG
+    p.add_argument("target", nargs="*", metavar="URL | -- COMMAND ARGS",
+                   help="a Streamable HTTP URL, or after '--' the command that starts a stdio server")
+    p.add_argument("--config", metavar="FILE",
+                   help="an mcpServers JSON file (Claude Desktop, Claude Code .mcp.json, Cursor, VS Code)")
+    p.add_argument("--server", action="append", default=[], metavar="NAME",
+                   help="with --config: only this server (repeatable)")
+    p.add_argument("--name", help="server name for a single URL or command (default: derived from it)")
+    p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="HTTP header for a URL (repeatable); values are never printed or saved")
+    p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                   help="environment variable for a stdio command (repeatable); values are never saved")
+    p.add_argument("--prefix", metavar="TEMPLATE",
+                   help=f"rename tools as a client shows them, e.g. 'mcp__{{server}}__{{tool}}' "
+                        f"or a client: {', '.join(PREFIXES)}")
+    p.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
+                   help="per server: start and answer initialize within this (default: %(default)g)")
+    p.add_argument("--list-timeout", type=float, default=DEFAULT_LIST_TIMEOUT, metavar="SECONDS",
+                   help="per server: return every tools/list page within this (default: %(default)g)")
+    p.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+                   help="stop a server whose tools/list has more pages than this (default: %(default)s)")
+    p.add_argument("--format", choices=("table", "json"), default="table",
+                   help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from .._mcp_config import parse_env, parse_header
+    from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
+    from ._common import print_warnings, write
+
+    target = args.target
+    if len(target) == 1 and target[0].startswith(("http://", "https://")):
+        target = target[0]
+    reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
+                   headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
+                   prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
+                   max_pages=args.max_pages, on_progress=_progress(sys.stderr))
+    print_warnings([w for w in reg.warnings if not _is_failure(w, reg)])
+    print_warnings(name_problems(reg))
+    if args.output:
+        save_snapshot(reg, args.output)
+        print(f"wrote {args.output}", file=sys.stderr)
+    if args.format == "json":
+        if not args.output:
+            write(json.dumps(snapshot(reg), indent=2, ensure_ascii=False) + "\n", None)
+    else:
+        write(_summary(reg), None)
+    failed = failures(reg)
+    if failed:
+        print(f"{len(failed)} of {len(reg.servers)} servers failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _is_failure(warning: str, reg) -> bool:
+    from ..discovery import failures
+
+    return any(warning == f"server {n!r}: {e}" for n, e in failures(reg).items())
+
+
+def _progress(stream):
+    """Print one line per server as it starts and ends (works in logs, not only terminals)."""
+    state = {"started": 0, "ended": 0}
+
+    def show(event: str, name: str, detail: str) -> None:
+        if event == "start":
+            state["started"] += 1
+            return
+        state["ended"] += 1
+        mark = "ok" if event == "done" else "FAILED"
+        print(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}", file=stream, flush=True)
+
+    return show
+
+
+def _summary(reg) -> str:
+    import pandas as pd
+
+    from ..measure import footprint
+    from ._common import render_table
+
+    tokens = {}
+    if len(reg):
+        table = footprint(reg)
+        tokens = table.groupby("server")["tokens"].sum().to_dict()
+    rows = []
+    for name, s in reg.servers.items():
+        info = s.info.get("serverInfo") or {}
+        rows.append({"server": name, "status": "failed" if "error" in s.info else "ok",
+                     "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
+                     "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
+                     "protocol": s.info.get("protocolVersion", "")})
+    return render_table(pd.DataFrame(rows)) + "\n"
