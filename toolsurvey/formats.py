@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .errors import InputError
 from .registry import Registry, Server, Tool
@@ -207,11 +209,24 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
     elif not isinstance(schema, dict):
         warnings.append(f"{where}: input schema is {_found(schema)}, expected a JSON object; counted as empty")
         schema = {}
+    elif not schema:
+        warnings.append(f"{where}: input schema is an empty object; providers expect at least "
+                        "{'type': 'object'}")
+    else:
+        cycle = _ref_cycle(schema)
+        if cycle:
+            warnings.append(f"{where}: input schema has a $ref cycle ({' -> '.join(cycle)}); "
+                            "counted as sent, never expanded")
     output = next((body[k] for k in output_keys if k in body), None)
     desc = body.get("description")
     if desc is not None and not isinstance(desc, str):
         warnings.append(f"{where}: description is {_found(desc)}, expected a string; counted as its JSON text")
         desc = json.dumps(desc, ensure_ascii=False)
+    for field, text in (("name", name), ("description", desc)):
+        odd = _invisible(text)
+        if odd:
+            warnings.append(f"{where}: {field} contains invisible or direction-changing characters "
+                            f"({', '.join(odd)}); they cost tokens and can hide text from reviewers")
     annotations = body.get("annotations")
     used = set(_COMMON) | set(input_keys) | set(output_keys) | {"type"}
     extra = {k: v for k, v in body.items() if k not in used}
@@ -224,6 +239,51 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
         annotations=annotations if isinstance(annotations, dict) else None,
         title=title, server=server, extra=extra, raw=item, source_format=fmt,
     )
+
+
+# Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.
+def _invisible(text: str | None) -> list[str]:
+    if not text:
+        return []
+    found = sorted({c for c in text if unicodedata.category(c) == "Cf"})
+    return [f"U+{ord(c):04X}" for c in found[:5]]
+
+
+def _ref_cycle(schema: dict) -> list[str] | None:
+    """A chain of local `$ref`s (root, `$defs`, `definitions`) that leads back to itself, or None."""
+    targets = {"#": schema}
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            targets.update({f"#/{key}/{n}": sub for n, sub in schema[key].items()})
+    graph = {ptr: [r for r in _refs(sub) if r in targets] for ptr, sub in targets.items()}
+    done: set[str] = set()
+    for start in graph:
+        path, todo = [start], [iter(graph[start])]
+        while todo:  # depth-first without recursion: a schema may hold thousands of definitions
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                done.add(path.pop())
+                todo.pop()
+            elif nxt in path:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in done:
+                path.append(nxt)
+                todo.append(iter(graph[nxt]))
+    return None
+
+
+def _refs(node: Any) -> set[str]:
+    """Every `$ref` string anywhere inside a JSON value."""
+    out, stack = set(), [node]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if isinstance(v.get("$ref"), str):
+                out.add(v["$ref"])
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return out
 
 
 def _check_duplicates(server: Server, source: str, warnings: list[str]) -> None:
@@ -271,7 +331,7 @@ def _found(v: Any) -> str:
             int: "a number", float: "a number"}.get(type(v), type(v).__name__)
     if isinstance(v, dict):
         keys = ", ".join(list(v)[:6])
-        return f"{kind} with keys {keys}" if keys else f"an empty object"
+        return f"{kind} with keys {keys}" if keys else "an empty object"
     return kind
 
 

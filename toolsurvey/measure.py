@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pandas as pd
@@ -17,7 +17,7 @@ PARTS = R.PARTS + ("instructions", "overhead")
 DEFAULT_MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _byte_lengths(encoding: str) -> np.ndarray:
     """Length in bytes of every token id of `encoding` (0 for ids that are not tokens)."""
     enc = get_encoding(encoding)
@@ -48,10 +48,10 @@ class Counter:
                 out[segs[0][1]] += len(self._encode(segs[0][0]))
                 continue
             tokens = np.asarray(self._encode("".join(t for t, _ in segs)), dtype=np.int64)
-            ends = np.cumsum([len(t.encode("utf-8")) for t, _ in segs])
+            ends = np.cumsum([len(t.encode("utf-8", "surrogatepass")) for t, _ in segs])
             starts = np.cumsum(self._lengths[tokens]) - self._lengths[tokens]
             per_seg = np.bincount(np.searchsorted(ends, starts, side="right"), minlength=len(segs))
-            for (_, part), n in zip(segs, per_seg):
+            for (_, part), n in zip(segs, per_seg, strict=True):
                 out[part] += int(n)
         return out
 

@@ -56,14 +56,14 @@ def _cell(v: Any, col: str) -> str:
 def render_table(df: pd.DataFrame) -> str:
     """A plain aligned text table: numbers right-aligned with separators, shares as percents."""
     cols = list(df.columns)
-    cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row)]
+    cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row, strict=True)]
              for row in df.itertuples(index=False)]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in cols]
 
     def line(values):
         return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, widths, numeric)).rstrip()
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
 
     return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
 
@@ -80,6 +80,9 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "") -> No
 
 
 def write(text: str, output: str | None) -> None:
+    """Write `text` to `output` atomically, or to standard output; raises InputError if it cannot."""
+    # Lone surrogates (from JSON escapes like "\\ud800" in third-party text) cannot be encoded as UTF-8.
+    text = text.encode("utf-8", "replace").decode("utf-8")
     if output:
         try:
             atomic_write(output, text)
