@@ -249,6 +249,7 @@ class Client:
         if not todo:
             return out  # type: ignore[return-value]
         self._key = api_key(self.provider, self.environ)
+        failure = None
         try:
             import httpx
 
@@ -266,7 +267,11 @@ class Client:
                         f.cancel()
                     raise
         except InputError as e:
-            raise InputError(self.redact(str(e))) from None
+            failure = str(e)
+        except Exception as e:  # httpx's own errors: reported in one line, like the rest
+            failure = f"{self.provider.name} {self.url}: {type(e).__name__}: {e}"
+        if failure is not None:  # raised here, outside the handler, so no exception chain keeps the key
+            raise InputError(self.redact(failure))
         return out  # type: ignore[return-value]
 
     def redact(self, text: str) -> str:
@@ -431,6 +436,9 @@ def attribute(baseline: int, chunks: Sequence[int], singles: Sequence[int],
         method = ("the provider's documented tool-use overhead" if documented_overhead
                   else "not separable with one tool per request; left in the tools' figures")
     whole = sum(c) - (k - 1) * overhead
+    if whole < 0:
+        raise InputError(f"the endpoint counted fewer tokens with the tools ({sum(c):+d} over the baseline in "
+                         f"{k} part(s)) than their overhead of {overhead}; these counts cannot be attributed")
     own = [max(0, x - overhead) for x in s]
     items = own + ins
     residual = whole - overhead - sum(items)
