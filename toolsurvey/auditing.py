@@ -23,7 +23,7 @@ import pandas as pd
 
 from .errors import InputError
 from .registry import Registry, Tool
-from .similarity import name_words, similar_pairs
+from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
 SEVERITIES = ("info", "warning", "error", "security")  # in rising order
@@ -132,7 +132,8 @@ def walk(schema: Any, path: str = "", depth: int = 0, seen: frozenset = frozense
 
 
 def params(schema: Any, prefix: str = "", depth: int = 0) -> Iterator[tuple[str, dict]]:
-    """(dotted name, property schema) of every parameter, nested object and array-item properties included."""
+    """(dotted name, property schema) of every parameter: nested object and array-item properties,
+    and the properties of oneOf/anyOf/allOf branches, included."""
     if not isinstance(schema, dict) or depth > _MAX_DEPTH:
         return
     props = schema.get("properties")
@@ -146,20 +147,11 @@ def params(schema: Any, prefix: str = "", depth: int = 0) -> Iterator[tuple[str,
             items = prop.get("items")
             if isinstance(items, dict):
                 yield from params(items, f"{dotted}[].", depth + 1)
-
-
-def _stem(word: str) -> str:
-    """Fold plural and verb endings (gets -> get, queries -> query, records -> record)."""
-    w = word.lower()
-    if len(w) > 5 and w.endswith("ing"):
-        return w[:-3]
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    if len(w) > 4 and w.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return w[:-2]
-    if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
-    return w
+    for key in ("oneOf", "anyOf", "allOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            for i, branch in enumerate(branches):
+                yield from params(branch, f"{prefix}{key}[{i}].", depth + 1)
 
 
 def _words(text: str) -> list[str]:
@@ -356,8 +348,13 @@ def _has_params(schema: Any) -> bool:
 
 
 def check_schema_no_required(ctx: Ctx):
-    if _has_params(ctx.schema) and "required" not in ctx.schema:
-        yield Hit(f"{len(ctx.schema['properties'])} parameter(s) and no required array")
+    s = ctx.schema
+    if not isinstance(s, dict) or "required" in s:
+        return
+    if s.get("type") == "object" or any(k in s for k in ("oneOf", "anyOf", "allOf")):
+        n = len(s["properties"]) if isinstance(s.get("properties"), dict) else 0
+        where = "at the root" + (" (only inside oneOf/anyOf/allOf branches)" if n == 0 and "properties" not in s else "")
+        yield Hit(f"{n} parameter(s) and no required array {where}")
 
 
 def check_schema_additional_properties(ctx: Ctx):
@@ -431,14 +428,21 @@ def check_name_generic(ctx: Ctx):
 
 def check_name_not_verb_object(ctx: Ctx):
     name = ctx.tool.name
-    if _is_generic(ctx) or not re.fullmatch(ctx.cfg["names"]["pattern"], name):
-        return  # reported by the generic-name or invalid-name rule
+    if (_is_generic(ctx) or not re.fullmatch(ctx.cfg["names"]["pattern"], name)
+            or re.fullmatch(ctx.cfg["names"]["endpoint_pattern"], name)):
+        return  # reported by the generic-name, invalid-name or endpoint rule
     verbs = set(ctx.cfg["names"]["verbs"])
     parts = name.split("_")
     if not re.fullmatch(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+", name):
         yield Hit(f"{name!r} is not snake_case verb_object")
     elif not (parts[0] in verbs or (len(parts) >= 3 and parts[1] in verbs)):
         yield Hit(f"{name!r} does not start with a verb (optionally after a service prefix)")
+
+
+def check_name_mirrors_endpoint(ctx: Ctx):
+    m = re.fullmatch(ctx.cfg["names"]["endpoint_pattern"], ctx.tool.name)
+    if m:
+        yield Hit(f"{ctx.tool.name!r} spells an HTTP method and path, as OpenAPI generators do")
 
 
 def check_name_collision(reg: Registry, cfg: dict, encoding: str):
@@ -455,7 +459,8 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
 
 def check_overlap(reg: Registry, cfg: dict, encoding: str):
     c = cfg["similarity"]
-    pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], max_features=c["max_features"])
+    pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], config=c,
+                         max_features=c["max_features"])
     if pairs.empty:
         return
     from .planning import merge_tools  # the merge estimate is the plan's; imported here to avoid a cycle
@@ -465,8 +470,11 @@ def check_overlap(reg: Registry, cfg: dict, encoding: str):
         a, b = by_key[(r.server_a, r.tool_a)], by_key[(r.server_b, r.tool_b)]
         merged = merge_tools([a, b])
         saving = tool_tokens(a, encoding) + tool_tokens(b, encoding) - tool_tokens(merged, encoding)
-        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: similarity {r.score:.2f} "
-                  f"(>= {c['threshold']}), cluster {r.cluster}", saving, tool=a, group=int(r.cluster),
+        why = (f"similarity {r.score:.2f} >= {c['threshold']}" if r.basis == "similar description"
+               else f"same action and object (similarity {r.score:.2f})")
+        where = f", cluster {r.cluster}" if r.cluster else ""
+        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {why}{where}", saving, tool=a,
+                  group=int(r.cluster) or None,
                   fix=f"merge {r.tool_a} and {r.tool_b} into one tool, or add a 'does NOT …, use …' "
                       "clause to each naming the other")
 
@@ -522,12 +530,13 @@ def check_poisoning_secrets(ctx: Ctx):
 
 
 def check_annotations_missing(ctx: Ctx):
+    # readOnlyHint says whether the tool writes; destructiveHint only means something for a tool that
+    # writes, so stating it counts as saying the tool is not read-only (MCP ToolAnnotations).
     ann = ctx.tool.annotations if isinstance(ctx.tool.annotations, dict) else {}
-    missing = [k for k in ctx.cfg["annotations"]["require"] if k not in ann]
-    if ann.get("readOnlyHint") is False and "destructiveHint" not in ann:
-        missing.append("destructiveHint")
-    if missing:
-        yield Hit(f"annotations lack {', '.join(missing)}" + ("" if ann else " (no annotations at all)"))
+    if "readOnlyHint" not in ann and "destructiveHint" not in ann:
+        yield Hit("annotations lack readOnlyHint" + ("" if ann else " (no annotations at all)"))
+    elif ann.get("readOnlyHint") is False and "destructiveHint" not in ann:
+        yield Hit("readOnlyHint is false but destructiveHint is not given")
 
 
 def check_output_schema_heavy(ctx: Ctx):
@@ -583,6 +592,9 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          "rename to verb_object snake_case, e.g. search_customer_accounts", check_name_not_verb_object),
     Rule("name-generic", "warning", "steps", "name is a bare generic verb",
          "name the object and the service: e.g. crm_search_contacts", check_name_generic),
+    Rule("name-mirrors-endpoint", "info", "steps", "name mirrors an HTTP endpoint",
+         "design the tool around the agent's task (e.g. find_user_by_email), not the endpoint; merge "
+         "endpoint-shaped tools", check_name_mirrors_endpoint),
     Rule("name-collision", "error", "compat", "same name on several servers", "prefix names with their service",
          check_name_collision, scope="registry"),
     Rule("overlap", "warning", "steps", "near-duplicate tools",
@@ -652,10 +664,10 @@ def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
     """Per rule: severity, findings, distinct tools, tokens per request the fixes save."""
     g = findings.groupby("rule", sort=False)
-    out = pd.DataFrame({"severity": g["severity"].first(), "findings": g.size(),
-                        "tools": g.apply(lambda d: d[["server", "tool"]].drop_duplicates().shape[0]),
-                        "tokens": g["tokens"].sum()}).reset_index()
-    return out
+    tools = findings.drop_duplicates(["rule", "server", "tool"]).groupby("rule", sort=False).size()
+    out = pd.DataFrame({"severity": g["severity"].first(), "findings": g.size(), "tools": tools,
+                        "tokens": g["tokens"].sum()}, columns=["severity", "findings", "tools", "tokens"])
+    return out.rename_axis("rule").reset_index()
 
 
 def fails(findings: pd.DataFrame, level: str) -> bool:

@@ -1,0 +1,92 @@
+"""Near-duplicate detection: folding, the same-action-and-object rule, TF-IDF cosine, clustering."""
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import TfidfVectorizer
+
+from toolsurvey.auditing import load_config
+from toolsurvey.errors import InputError
+from toolsurvey.registry import Registry, Tool
+from toolsurvey.similarity import Folder, _components, clusters, name_words, similar_pairs
+
+CFG = load_config()["similarity"]
+
+
+def reg(*pairs):
+    return Registry.from_tools([Tool(n, d, {"type": "object"}) for n, d in pairs])
+
+
+def test_name_words_split_snake_kebab_and_camel():
+    assert name_words("getHTTPResponse_code-v2") == ["get", "http", "response", "code", "v2"]
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("get_active_alerts", ("list", "alert")),
+    ("get_deploy_history", ("list", "deploy")),
+    ("trigger_deployment", ("create", "deploy")),
+    ("get_api_v1_users_id", ("get", "user")),
+    ("crm_search_contacts", ("search", "contact")),
+    ("release_calendar", (None, None)),
+])
+def test_action_and_object(name, expected):
+    assert Folder(CFG).action_object(name) == expected
+
+
+def test_score_is_sklearn_tfidf_cosine_of_the_folded_text():
+    tools = [("rollback_deploy", "Roll a service back to the previous version. Returns the id."),
+             ("rollback_service", "Rolls back a service to previous version.")]
+    r = reg(*tools)
+    fold = Folder(CFG)
+    x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform([fold.text(t) for t in r])
+    expected = float((x[0] @ x[1].T).toarray()[0, 0])
+    p = similar_pairs(r, threshold=0.0, config=CFG)
+    assert p["score"][0] == pytest.approx(expected, abs=1e-4)
+
+
+def test_different_actions_are_never_duplicates():
+    r = reg(("get_ticket", "Get one ticket by key with its full history."),
+            ("close_ticket", "Close one ticket by key with its full history."))
+    assert similar_pairs(r, threshold=0.0, config=CFG).empty
+
+
+def test_same_action_and_object_is_a_pair_whatever_the_wording():
+    r = reg(("create_incident", "Declare a major outage and open a war room."),
+            ("open_incident", "Starts one."))
+    p = similar_pairs(r, threshold=0.99, config=CFG)
+    assert list(p["basis"]) == ["same action and object"]
+
+
+def test_clusters_do_not_chain():
+    # a~b and b~c but not a~c: only the stronger pair forms a cluster
+    edges = {(0, 1): (0, 0.9), (1, 2): (0, 0.8)}
+    assert _components(3, edges) == [1, 1, 0]
+    edges[(0, 2)] = (0, 0.7)
+    assert _components(3, edges) == [1, 1, 1]
+
+
+def test_clusters_lists_members():
+    r = reg(("get_incident", "Gets an incident."), ("get_incident_details", "Gets incident details."),
+            ("restart_service", "Restart every instance of a service in batches."))
+    assert clusters(similar_pairs(r, config=CFG)) == [[("default", "get_incident"), ("default", "get_incident_details")]]
+
+
+def test_bad_threshold_and_method():
+    with pytest.raises(InputError):
+        similar_pairs(reg(), threshold=1.5)
+    with pytest.raises(InputError):
+        similar_pairs(reg(), method="embeddings")
+
+
+def test_empty_and_stop_word_only_registries():
+    assert similar_pairs(Registry(), config=CFG).empty
+    assert similar_pairs(reg(("a", "the"), ("b", "of")), config=CFG).empty
+
+
+def test_blocks_agree_with_one_dense_matrix(monkeypatch):
+    import toolsurvey.similarity as S
+
+    tools = [(f"get_item_{i}", f"Get item {i % 7} of store {i % 3} with details {i % 5}.") for i in range(40)]
+    whole = similar_pairs(reg(*tools), threshold=0.3, config=CFG)
+    monkeypatch.setattr(S, "_BLOCK", 7)
+    blocked = similar_pairs(reg(*tools), threshold=0.3, config=CFG)
+    assert np.array_equal(whole.to_numpy(), blocked.to_numpy())
