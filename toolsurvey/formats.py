@@ -327,6 +327,8 @@ def _load_registry(value: dict, source: str, base: Path) -> Registry:
 def _found(v: Any) -> str:
     if v is None:
         return "nothing"
+    if v == "":
+        return "an empty string"
     kind = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
             int: "a number", float: "a number"}.get(type(v), type(v).__name__)
     if isinstance(v, dict):
