@@ -3,6 +3,7 @@
 import json
 import re
 
+import pytest
 from conftest import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,3 +138,33 @@ def test_cli_diff_bad_input(cli, write_json, tmp_path):
     assert code == 2 and "bad.json" in err and "Traceback" not in err
     code, out, err = cli("diff", old, tmp_path / "missing.json")
     assert code == 2
+
+
+PRICE = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.2,
+         "context_window": 100_000, "min_cache_tokens": 1024}
+
+
+def test_scenario_adds_tokens_per_task_and_money_per_month():
+    from toolsurvey.scenario import Scenario
+
+    sc = Scenario(model="test-model", prices={"test-model": PRICE}, steps=4, accuracy=False,
+                  tasks_per_day=100, days_per_month=30)
+    d = diff(OLD, NEW, sc)
+    # No accuracy effect, no caching: 4 requests per task, each carrying the tools once.
+    assert d.costs["task_delta"] == 4 * d.request_delta
+    assert d.costs["month_delta"] == pytest.approx(4 * d.request_delta * 2.0 / 1e6 * 3000)
+    assert "per month" in d.summary() and "test-model" in d.to_markdown()
+
+
+def test_cli_diff_with_a_scenario_file(cli, write_json, tmp_path):
+    old = write_json([t.to_mcp() for t in OLD], "old.json")
+    new = write_json([t.to_mcp() for t in NEW], "new.json")
+    toml = tmp_path / "s.toml"
+    toml.write_text('model = "test-model"\nsteps = 2\naccuracy = false\ntasks_per_day = 10\n'
+                    '[prices.test-model]\ninput = 2.0\noutput = 10.0\ncache_write = 2.5\ncache_read = 0.2\n'
+                    'context_window = 100000\nmin_cache_tokens = 1024\n')
+    code, out, err = cli("diff", old, new, "--scenario", toml, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["task_delta"] == 2 * data["request_delta"]
+    code, out, err = cli("diff", old, new, "--scenario", tmp_path / "missing.toml")
+    assert code == 2 and "missing.toml" in err

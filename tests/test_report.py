@@ -42,16 +42,102 @@ def table_rows(soup, name):
     return head, [[td.get_text() for td in tr.find_all("td")] for tr in t.tbody.find_all("tr")]
 
 
+# A price row of our own, so the expected dollars below do not depend on the bundled price table.
+PRICE = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.2,
+         "context_window": 100_000, "min_cache_tokens": 1024}
+
+
+def scenario(**changes):
+    from toolsurvey.scenario import Scenario
+
+    base = dict(model="test-model", prices={"test-model": PRICE}, steps=3, accuracy=False,
+                system_prompt_tokens=100, user_message_tokens=50, call_tokens=60, response_tokens=500,
+                answer_tokens=300, tasks_per_day=1000, days_per_month=30, caching="none")
+    return Scenario(**{**base, **changes})
+
+
 @pytest.fixture(scope="module")
 def small():
-    return ts.report(REG)
+    return ts.report(REG, scenario=scenario())
 
 
 def test_headline_tokens_equal_tiktoken_on_each_tool(small):
     soup = soup_of(small)
     shown = soup.find(attrs={"data-figure": "tool_tokens_per_request"}).get_text()
     assert number(shown) == sum(oracle_tokens(t) for t in TOOLS)
-    assert number(soup.find(attrs={"data-figure": "tools"}).get_text()) == 3
+
+
+def figure(soup, key):
+    return number(soup.find(attrs={"data-figure": key}).get_text())
+
+
+def test_costs_worked_out_by_hand(small):
+    """3 requests: each carries the tools T, system 100 and user 50; history grows by call 60 +
+    result 500 per earlier call; output is 60 per call and 300 for the answer."""
+    soup = soup_of(small)
+    t = sum(oracle_tokens(x) for x in TOOLS)
+    input_tokens = 3 * (t + 150) + (0 + 560 + 1120)
+    output_tokens = 2 * 60 + 300
+    cost = (input_tokens * 2.0 + output_tokens * 10.0) / 1e6
+    assert figure(soup, "tokens_per_task") == input_tokens + output_tokens
+    assert figure(soup, "cost_per_task") == pytest.approx(cost, abs=0.00005)
+    assert figure(soup, "cost_per_month") == pytest.approx(cost * 30_000, abs=0.5)
+    assert figure(soup, "share_tools") == round(100 * 3 * t / (input_tokens))
+    assert figure(soup, "share_history") == round(100 * 1680 / input_tokens)
+
+
+def test_figures_match_simulate_called_separately():
+    from toolsurvey.simulation import simulate
+
+    sc = scenario(steps=7, accuracy=True, caching="prefix", tasks_per_day=2500)
+    soup = soup_of(ts.report(REG, scenario=sc))
+    want = simulate(REG, sc).summary
+    assert figure(soup, "cost_per_completed_task") == pytest.approx(want["cost_per_completed_task"], abs=0.00005)
+    assert figure(soup, "cost_per_month") == pytest.approx(want["cost_per_month"], abs=0.5)
+    # The caching lever's saving is the difference of two simulations.
+    # (a system prompt long enough for the provider to cache it)
+    rep = ts.report(REG, scenario=scenario(steps=7, system_prompt_tokens=3000))
+    saving = simulate(REG, scenario(steps=7, system_prompt_tokens=3000)).summary["cost_per_month"] - \
+        simulate(REG, scenario(steps=7, system_prompt_tokens=3000, caching="prefix")).summary["cost_per_month"]
+    [(label, shown)] = [lever for lever in rep.levers if "prompt caching" in lever[0]]
+    assert saving > 0 and shown == pytest.approx(saving)
+    assert any(label in b and f"${saving:,.0f}" in b for b in rep.section("summary").bullets)
+
+
+def test_sensitivity_doubles_with_task_volume(small):
+    head, rows = table_rows(soup_of(small), "sensitivity")
+    row = next(r for r in rows if r[0] == "Tasks per day")
+    low, base, high = (number(row[head.index(c)]) for c in
+                       ("Cost per month low usd", "Cost per month base usd", "Cost per month high usd"))
+    assert low == pytest.approx(base / 2, abs=0.01) and high == pytest.approx(base * 2, abs=0.01)
+    data = small.tables["sensitivity"].data.set_index("assumption")
+    assert data.loc["Steps per task", "cost_per_month_low_usd"] < data.loc["Steps per task", "cost_per_month_high_usd"]
+
+
+def test_findings_tokens_match_audit():
+    from toolsurvey.auditing import audit
+
+    bad = Registry.from_tools([Tool("get_x", "Get x.", {"$schema": "http://json-schema.org/draft-07/schema#",
+                                                        "type": "object", "properties": {"a": {"type": "string"}}}),
+                               *TOOLS])
+    rep = ts.report(bad, scenario=scenario())
+    f = audit(bad)
+    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")["tokens"]
+    want = f[f["tokens"] > 0].groupby("rule")["tokens"].sum()
+    assert by_rule.sort_index().to_dict() == want.sort_index().to_dict()
+
+
+def test_sections_say_which_input_is_missing(monkeypatch):
+    import sys
+
+    for mod in ("toolsurvey.scenario", "toolsurvey.auditing", "toolsurvey.usage"):
+        monkeypatch.setitem(sys.modules, mod, None)  # as if the module were not installed
+    rep = ts.report(REG)
+    soup = soup_of(rep)
+    missing = {p["data-missing"]: p.get_text() for p in soup.find_all(attrs={"data-missing": True})}
+    assert {"summary", "findings", "sensitivity"} <= set(missing)
+    assert "simulation" in missing["summary"] and "audit" in missing["findings"]
+    assert figure(soup, "tool_tokens_per_request") == sum(oracle_tokens(t) for t in TOOLS)
 
 
 def test_server_table_matches_by_server(small):
@@ -90,7 +176,7 @@ def test_sample_registry_figures_match_footprint():
         reg = ts.load(path)
     except ts.InputError:
         pytest.skip("sample registry not present")
-    soup = soup_of(ts.report(reg))
+    soup = soup_of(ts.report(reg, scenario=scenario()))
     shown = soup.find(attrs={"data-figure": "tool_tokens_per_request"}).get_text()
     assert number(shown) == request_total(ts.footprint(reg))
     head, rows = table_rows(soup, "top_tools")

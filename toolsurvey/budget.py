@@ -9,7 +9,7 @@ from .diffing import as_registry
 from .errors import InputError
 from .measure import by_server, footprint, request_total, tools_only
 
-SEVERITIES = ("info", "warning", "error")
+SEVERITIES = ("info", "warning", "error", "security")  # the audit's, in rising order
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ def _check_limit(name: str, value: Any) -> None:
 def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: int | None = None,
           max_server_tokens: int | None = None, baseline: Any = None, max_increase: float | None = None,
           max_increase_tokens: int | None = None, fail_on: str | None = None,
-          encoding: str | None = None, render: str = "json", model: str | None = None) -> list[Breach]:
+          encoding: str | None = None, render: str | None = None, model: str | None = None) -> list[Breach]:
     """Every budget that `reg` breaks, largest first within each kind; an empty list means it passes.
 
     `max_increase` is a fraction (0.05 for 5%) of the baseline's tokens per request, and
@@ -73,6 +73,7 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
                          "a max increase against a baseline, or an audit severity)")
 
     reg = as_registry(reg)
+    render = render or "json"
     table = footprint(reg, encoding=encoding, render=render, model=model)
     total = request_total(table)
     out: list[Breach] = []

@@ -133,14 +133,23 @@ def _param_changes(a: Any, b: Any) -> str:
 
 
 def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = None,
-         render: str = "json", model: str | None = None) -> Diff:
-    """Compare `old` and `new` (Registries or paths); a scenario adds per-task and per-month costs.
+         render: str | None = None, model: str | None = None) -> Diff:
+    """Compare `old` and `new` (Registries or paths); a scenario (Scenario or TOML path) adds
+    per-task and per-month costs, and its rendering is used unless one is given.
 
     Raises InputError for a file that cannot be loaded or a scenario that cannot be simulated.
     """
     old, new = as_registry(old), as_registry(new)
-    fp_old = footprint(old, encoding=encoding, render=render, model=model)
-    fp_new = footprint(new, encoding=encoding, render=render, model=model)
+    settings: dict[str, Any] = {"render": "json"}
+    if scenario is not None:
+        from .simulation import load_scenario
+
+        if isinstance(scenario, (str, os.PathLike)):
+            scenario = load_scenario(scenario)
+        settings = measure_settings(scenario)
+    settings.update({k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v})
+    fp_old = footprint(old, **settings)
+    fp_new = footprint(new, **settings)
     tok_old = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_old).itertuples()}
     tok_new = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_new).itertuples()}
     tools_old = {(t.server, t.name): t for t in old}
@@ -207,25 +216,39 @@ def _match(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[tuple
 
 
 def _costs(old: Registry, new: Registry, scenario: Any) -> dict[str, Any]:
-    """Per-task tokens and per-month money for both versions under one scenario, via the simulation."""
-    from .simulation import load_scenario, simulate
+    """Tool tokens per task and money for both versions under one scenario, via the simulation."""
+    import warnings
 
-    if isinstance(scenario, (str, os.PathLike)):
-        scenario = load_scenario(scenario)
-    a, b = _task_figures(simulate(old, scenario)), _task_figures(simulate(new, scenario))
+    from .simulation import simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a, b = simulate(old, scenario).summary, simulate(new, scenario).summary
     out: dict[str, Any] = {"scenario": describe_scenario(scenario),
-                           "method": "each version run through toolsurvey.simulate with the same scenario."}
-    for k in a:
-        out[f"{k}_old"], out[f"{k}_new"] = a[k], b[k]
-        out[f"{k}_delta"] = b[k] - a[k]
+                           "method": "each version run through toolsurvey's simulation with the same scenario "
+                                     "(tool tokens per task include the extra steps of wrong tool calls; "
+                                     "the month counts completed tasks)."}
+    for key, col in (("task", "tool_tokens_per_task"), ("cost_task", "cost_per_completed_task"),
+                     ("month", "cost_per_month")):
+        out[f"{key}_old"], out[f"{key}_new"] = float(a[col]), float(b[col])
+        out[f"{key}_delta"] = float(b[col]) - float(a[col])
     return out
 
 
-def _task_figures(run: Any) -> dict[str, float]:
-    """Tokens per task, cost per task and per month from a simulation result."""
-    from .simulation import task_figures
+def measure_settings(scenario: Any) -> dict[str, Any]:
+    """The footprint options (render, encoding, model) that make footprint's tokens per request the
+    ones the simulation uses for `scenario`."""
+    from .prices import load_prices, price_for
+    from .simulation import PROVIDER_RENDER
 
-    return task_figures(run)
+    render = scenario.render
+    provider = ""
+    if render in ("auto", "openai", "anthropic"):
+        provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider
+    if render == "auto":
+        render = PROVIDER_RENDER.get(provider, "json")
+    model = scenario.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(provider) == render else None
+    return {"render": render, "encoding": scenario.encoding, "model": model}
 
 
 def describe_scenario(scenario: Any) -> str:

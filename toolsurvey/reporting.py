@@ -17,7 +17,7 @@ from . import _markdown as md
 from ._io import atomic_write
 from .diffing import as_registry
 from .errors import InputError
-from .measure import by_part, by_server, footprint, request_total, tools_only
+from .measure import by_server, footprint, request_total, tools_only
 
 FORMATS = ("html", "markdown", "csv")
 
@@ -74,6 +74,7 @@ class Report:
     title: str
     subtitle: str
     sections: list[Section]
+    levers: list[tuple[str, float]] = field(default_factory=list)  # (change, dollars saved per month)
 
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
@@ -110,6 +111,8 @@ class Report:
         out = {"summary.csv": pd.DataFrame(
             [{"figure": f.key, "label": f.label, "value": f.value} for f in self.headlines.values()]
         ).to_csv(index=False)}
+        if self.levers:
+            out["levers.csv"] = pd.DataFrame(self.levers, columns=["lever", "saving_per_month_usd"]).to_csv(index=False)
         for name, t in self.tables.items():
             out[f"{name}.csv"] = t.data.to_csv(index=False)
         return out
@@ -145,63 +148,298 @@ class Report:
 class _Inputs:
     reg: Any
     table: pd.DataFrame
-    scenario: Any = None
-    usage: Any = None
     top: int = 15
-    problems: dict[str, str] = field(default_factory=dict)
+    scenario: Any = None
+    run: Any = None  # the simulation of the scenario, when the simulation module is present
+    usage: Any = None
+    findings: pd.DataFrame | None = None
+    missing: dict[str, str] = field(default_factory=dict)  # input -> why it is missing
+    levers: list[tuple[str, float]] = field(default_factory=list)
 
 
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
-           render: str = "json", model: str | None = None, top: int = 15, title: str | None = None) -> Report:
-    """Build the report for a registry (or path), with an optional scenario file and usage log.
+           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None) -> Report:
+    """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
+    and usage log. Without a scenario the simulation's defaults are used, and the report says so.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
+    from .diffing import measure_settings
+
     reg = as_registry(reg)
-    table = footprint(reg, encoding=encoding, render=render, model=model)
-    inp = _Inputs(reg, table, top=top)
-    sections = [_summary(inp), _surface(inp), _method(inp)]
-    n_tools, n_servers = len(tools_only(table)), len(reg.servers)
+    inp = _Inputs(reg, pd.DataFrame(), top=top)
+    inp.scenario = _load_scenario(scenario, inp)
+    settings = measure_settings(inp.scenario) if inp.scenario is not None else {}
+    settings.update({k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v})
+    inp.table = footprint(reg, **{"render": "json", **settings})
+    if inp.scenario is not None:
+        inp.run = _simulate(reg, inp.scenario)
+    inp.findings = _audit(reg, inp)
+    inp.usage = _usage(usage, reg, inp)
+    sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), _plan(inp),
+                _sensitivity(inp), _method(inp)]
+    n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
     return Report(title or "What our agent's tools cost",
-                  f"{n_tools:,} tools in {n_servers:,} servers, from {sources}", sections)
+                  f"{n_tools:,} tools in {n_servers:,} servers, from {sources}", sections, inp.levers)
+
+
+def _load_scenario(scenario: Any, inp: _Inputs) -> Any:
+    try:
+        from .scenario import Scenario, load_scenario
+    except ImportError:
+        inp.missing["simulation"] = "the simulation module (toolsurvey.scenario) is not installed"
+        return None
+    if scenario is None:
+        inp.missing["scenario"] = ("no scenario file was given, so the simulation's default assumptions are "
+                                   "used; pass --scenario to use yours")
+        return Scenario()
+    if isinstance(scenario, (str, os.PathLike)):
+        return load_scenario(scenario)
+    return scenario
+
+
+def _simulate(reg: Any, sc: Any, **changes) -> Any:
+    """`simulate` with its warnings kept on the run (they are printed in the method section)."""
+    import warnings
+
+    from .simulation import simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return simulate(reg, sc, **changes)
+
+
+def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
+    try:
+        from .auditing import audit
+    except ImportError:
+        inp.missing["audit"] = "the audit module (toolsurvey.auditing) is not installed"
+        return None
+    return audit(reg)
+
+
+def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
+    if usage is None:
+        inp.missing["usage"] = "no usage log was given (--usage FILE)"
+        return None
+    try:
+        from .usage import load_usage
+    except ImportError:
+        inp.missing["usage"] = "the usage module (toolsurvey.usage) is not installed yet"
+        return None
+    return load_usage(usage) if isinstance(usage, (str, os.PathLike)) else usage
 
 
 def _fmt_int(v: float) -> str:
     return f"{int(round(v)):,}"
 
 
+def _usd(v: float) -> str:
+    if v != v:  # NaN: the simulation did not price it (over the context window)
+        return "not priced"
+    return f"${v:,.0f}" if abs(v) >= 100 else f"${v:,.2f}" if abs(v) >= 0.1 else f"${v:,.4f}"
+
+
+def _month(run: Any) -> float:
+    return float(run.summary["cost_per_month"])
+
+
+def _token_rate(inp: _Inputs) -> float:
+    """Dollars per month that one more token in every request costs under the scenario (from the
+    simulation itself: one run with 1,000 extra per-request tokens)."""
+    base = inp.run
+    more = _simulate(inp.reg, inp.scenario, overhead_tokens=float(base.assumptions["overhead_tokens"]) + 1000)
+    return (_month(more) - _month(base)) / 1000
+
+
+def _input_shares(run: Any) -> dict[str, float]:
+    """Input tokens of one task split into tool definitions, tool calls and results, and the rest."""
+    st = run.steps
+    w = st["weight"]
+    tools = float((st["tools"] * w).sum())
+    history = float((st["history"] * w).sum())
+    rest = float(((st["overhead"] + st["system"] + st["user"]) * w).sum())
+    total = tools + history + rest
+    return {"tools": tools / total, "history": history / total, "rest": rest / total} if total else {}
+
+
 def _summary(inp: _Inputs) -> Section:
     t = inp.table
     total = request_total(t)
-    parts = by_part(t).set_index("part")["tokens"]
-    desc_share = parts.get("description", 0) / total if total else 0.0
     s = Section("summary", "Executive summary")
     s.figures.append(Headline("tool_tokens_per_request", "tokens of tool definitions in every request",
                               total, _fmt_int(total)))
-    s.figures.append(Headline("tools", "tools the agent can see", len(tools_only(t)), f"{len(tools_only(t)):,}"))
-    s.text.append(f"Every request the agent makes carries the definitions of all its tools: {total:,} tokens, "
-                  f"sent again at every step of every task. Descriptions are {desc_share:.0%} of it.")
+    if inp.run is None:
+        s.figures.append(Headline("tools", "tools the agent can see", len(tools_only(t)), f"{len(tools_only(t)):,}"))
+        s.missing = f"No costs: {inp.missing.get('simulation', 'no simulation')}."
+        s.text.append(f"Every request the agent makes carries the definitions of all its tools: {total:,} tokens, "
+                      "sent again at every step of every task.")
+        return s
+    r = inp.run.summary
+    sc = inp.scenario
+    s.figures += [
+        Headline("tokens_per_task", "tokens per task (input and output)",
+                 r["input_tokens_per_task"] + r["output_tokens_per_task"],
+                 _fmt_int(r["input_tokens_per_task"] + r["output_tokens_per_task"])),
+        Headline("cost_per_task", "cost per task attempt", r["cost_per_task"], _usd(r["cost_per_task"])),
+        Headline("cost_per_completed_task", "cost per completed task", r["cost_per_completed_task"],
+                 _usd(r["cost_per_completed_task"])),
+        Headline("cost_per_month", f"per month ({r['tasks_per_month']:,.0f} completed tasks)",
+                 r["cost_per_month"], _usd(r["cost_per_month"])),
+    ]
+    shares = _input_shares(inp.run)
+    if shares:
+        s.figures += [Headline("share_tools", "of input tokens are tool definitions", shares["tools"], f"{shares['tools']:.0%}"),
+                      Headline("share_history", "are tool calls and results kept in the conversation",
+                               shares["history"], f"{shares['history']:.0%}"),
+                      Headline("share_rest", "are the system prompt, user message and provider overhead",
+                               shares["rest"], f"{shares['rest']:.0%}")]
+    s.text.append(
+        f"With {sc.model}, about {r['expected_requests']:.1f} requests per task (wrong tool calls included) and "
+        f"{sc.tasks_per_day:,.0f} tasks a day, the agent's {len(tools_only(t)):,} tools are sent "
+        f"{r['expected_requests']:.1f} times per task: {r['tool_tokens_per_task']:,.0f} tokens of tool "
+        f"definitions per task. {r['success']:.0%} of tasks succeed under the accuracy assumption, so a "
+        f"completed task costs {_usd(r['cost_per_completed_task'])}.")
+    inp.levers = _levers(inp)
+    for label, saving in inp.levers[:3]:
+        s.bullets.append(f"{label}: saves about {_usd(saving)} per month")
+    if inp.levers:
+        s.figures.append(Headline("top_lever_saving", "per month saved by the biggest lever",
+                                  inp.levers[0][1], _usd(inp.levers[0][1])))
+    if "scenario" in inp.missing:
+        s.notes.append(inp.missing["scenario"].capitalize() + ".")
     return s
+
+
+def _levers(inp: _Inputs) -> list[tuple[str, float]]:
+    """Changes whose monthly saving the simulation can compute, largest saving first."""
+    sc, base = inp.scenario, _month(inp.run)
+    n = len(tools_only(inp.table))
+    out: list[tuple[str, float]] = []
+
+    def try_change(label: str, reg: Any = None, **changes: Any) -> None:
+        try:
+            after = _month(_simulate(reg if reg is not None else inp.reg, sc, **changes))
+        except Exception:  # a lever that does not apply to this registry is simply not offered
+            return
+        if after == after and base - after > 0:
+            out.append((label, base - after))
+
+    if sc.strategy == "all" and n > 15:
+        try_change(f"Show each request only the 10 tools most relevant to it (retrieval) instead of all {n}",
+                   strategy="retrieval", retrieval_k=10)
+    if sc.caching == "none":
+        try_change("Cache the tool definitions and system prompt (prompt caching)", caching="prefix")
+    unused = _unused_tools(inp)
+    if unused:
+        keep = {(t.server, t.name) for t in inp.reg} - set(unused)
+        try_change(f"Remove the {len(unused)} tools the usage log shows were never called",
+                   reg=inp.reg.filter(lambda t: (t.server, t.name) in keep))
+    if inp.findings is not None and not inp.findings.empty:
+        # Positive token impact is waste a fix removes; negative is what a fix adds (e.g. a longer description).
+        f = inp.findings
+        fixable = float(f.loc[f["impact"] == "tokens", "tokens"].fillna(0).clip(lower=0).sum())
+        if fixable > 0:
+            out.append((f"Fix the audit findings that waste tokens ({fixable:,.0f} tokens per request)",
+                        fixable * _token_rate(inp)))
+    return sorted(out, key=lambda x: -x[1])
+
+
+def _unused_tools(inp: _Inputs) -> list[tuple[str, str]]:
+    return []
 
 
 def _surface(inp: _Inputs) -> Section:
     t = inp.table
     s = Section("surface", "Where the tokens go: servers and tools")
-    servers = by_server(t)
     s.text.append("Each server's share of the tool definitions sent with every request, and the tools "
                   "that cost the most. A large tool is not a defect in itself: a clear description "
                   "can save steps. The tables show where a change would matter most.")
-    s.tables.append(Table("servers", "Tokens per server", servers))
+    s.tables.append(Table("servers", "Tokens per server", by_server(t)))
     tools = tools_only(t).sort_values("tokens", ascending=False, kind="stable").head(inp.top)
     keep = ["server", "tool", "tokens", "description", "schema", "param_descriptions"]
     s.tables.append(Table("top_tools", f"The {len(tools)} largest tools", tools[keep].reset_index(drop=True)))
     try:
         from .charts import parts_bar
-
-        s.charts.append(parts_bar(t, top=inp.top))
     except ImportError:  # the charts module is optional for the report's tables
-        pass
+        return s
+    s.charts.append(parts_bar(t, top=inp.top))
+    return s
+
+
+def _findings(inp: _Inputs) -> Section:
+    s = Section("findings", "Findings that cost money")
+    if inp.findings is None:
+        s.missing = f"Not written: {inp.missing['audit']}."
+        return s
+    f = inp.findings
+    s.text.append("The audit checks every tool against rules for good tool contracts. Some findings make "
+                  "every request longer; their monthly cost is what those tokens cost under the scenario. "
+                  "Others cost steps (the model picks the wrong tool or retries) or break some clients.")
+    costly = f[f["tokens"].fillna(0) > 0].copy()
+    rate = _token_rate(inp) if inp.run is not None else None
+    if not costly.empty:
+        by_rule = costly.groupby("rule", sort=False).agg(tools=("tool", "nunique"), tokens=("tokens", "sum"))
+        by_rule["tokens"] = by_rule["tokens"].astype("int64")
+        if rate is not None:
+            by_rule["cost_per_month_usd"] = by_rule["tokens"] * rate
+        by_rule = by_rule.sort_values("tokens", ascending=False).reset_index()
+        s.tables.append(Table("findings_by_rule", "Findings that add tokens to every request, by rule", by_rule))
+        top = costly.sort_values("tokens", ascending=False, kind="stable").head(inp.top)
+        top = top[["rule", "server", "tool", "tokens", "evidence", "fix"]].reset_index(drop=True)
+        if rate is not None:
+            top.insert(4, "cost_per_month_usd", top["tokens"].astype(float) * rate)
+        s.tables.append(Table("findings", f"The {len(top)} costliest findings", top))
+    counts = f.groupby(["severity", "impact"]).size().rename("findings").reset_index()
+    s.tables.append(Table("findings_count", "All findings by severity and kind of impact", counts))
+    serious = f[f["severity"].isin(["security", "error"])]
+    if not serious.empty:
+        s.tables.append(Table("findings_serious", "Security and error findings (fix these first)",
+                              serious[["severity", "rule", "server", "tool", "evidence", "fix"]].reset_index(drop=True)))
+    return s
+
+
+def _responses(inp: _Inputs) -> Section:
+    s = Section("responses", "What tool results cost")
+    if inp.usage is None:
+        s.missing = f"Not written: {inp.missing.get('usage', 'no usage log')}."
+        return s
+    return s
+
+
+def _plan(inp: _Inputs) -> Section:
+    s = Section("plan", "The consolidation plan: before and after")
+    s.missing = "Not written: the planning module (toolsurvey.planning) is not installed yet."
+    return s
+
+
+def _sensitivity(inp: _Inputs) -> Section:
+    s = Section("sensitivity", "How much the result depends on the assumptions")
+    if inp.run is None:
+        s.missing = f"Not written: {inp.missing.get('simulation')}."
+        return s
+    sc, base = inp.scenario, _month(inp.run)
+    steps = sc.steps.expected()
+    rows = []
+
+    def row(assumption: str, low_label: str, high_label: str, low: dict, high: dict) -> None:
+        lo, hi = _month(_simulate(inp.reg, sc, **low)), _month(_simulate(inp.reg, sc, **high))
+        rows.append({"assumption": assumption, "low": low_label, "cost_per_month_low_usd": lo,
+                     "cost_per_month_base_usd": base, "high": high_label, "cost_per_month_high_usd": hi})
+
+    row("Steps per task", f"{steps / 2:g}", f"{steps * 1.5:g}", {"steps": max(1.0, steps / 2)}, {"steps": steps * 1.5})
+    row("Tasks per day", f"{sc.tasks_per_day / 2:,.0f}", f"{sc.tasks_per_day * 2:,.0f}",
+        {"tasks_per_day": sc.tasks_per_day / 2}, {"tasks_per_day": sc.tasks_per_day * 2})
+    if sc.accuracy:
+        row("Accuracy curve (more tools, more wrong calls)", "off", "on (as assumed)", {"accuracy": False}, {})
+    rt = sc.response_tokens.expected()
+    row("Tokens per tool result", f"{rt / 2:,.0f}", f"{rt * 2:,.0f}",
+        {"response_tokens": rt / 2}, {"response_tokens": rt * 2})
+    table = pd.DataFrame(rows)
+    s.text.append("The monthly cost recomputed with one assumption changed at a time, the others as in "
+                  "the scenario. A wide range means that assumption deserves a measurement of its own.")
+    s.tables.append(Table("sensitivity", "Cost per month when one assumption changes", table))
     return s
 
 
@@ -212,8 +450,48 @@ def _method(inp: _Inputs) -> Section:
                   f"text the model receives. Rendering: {a['method']}.")
     if a.get("model"):
         s.text.append(f"Provider formatting constants are those of {a['model']}.")
+    if inp.run is not None:
+        run = inp.run
+        s.text.append("Costs come from toolsurvey's simulation of an agent task: at every step the model "
+                      "receives the visible tool definitions, the system prompt, the user message and "
+                      "every earlier tool call and result; " + run.assumptions["rules"] + ".")
+        price = run.assumptions["price"]
+        s.tables.append(Table("prices", "Price used (US dollars per million tokens)", pd.DataFrame([{
+            "model": price["model"], "input_usd": price["input"], "output_usd": price["output"],
+            "cache_write_usd": price["cache_write"], "cache_read_usd": price["cache_read"],
+            "context_window": price["context_window"], "as_of": price["as_of"], "source": price["source"]}])))
+        curve = run.assumptions["accuracy_curve"]
+        if isinstance(curve, dict):
+            pts = pd.DataFrame(curve.get("points", []))
+            if not pts.empty:
+                pts = pts.rename(columns={"wrong": "wrong_tool_share", "success": "task_success_share"})
+                s.tables.append(Table("accuracy_curve", "Accuracy assumption: wrong tool calls and task success "
+                                      "vs tools visible", pts,
+                                      note=f"Source: {curve.get('source', '')}. Between points: "
+                                           f"{curve.get('interpolation', '')}; outside: {curve.get('outside', '')}."))
+        else:
+            s.notes.append(f"Accuracy effect: {curve}.")
+        keep = ("name", "model", "steps", "strategy", "visible_set", "caching", "system_prompt_tokens",
+                "user_message_tokens", "call_tokens", "response_tokens", "answer_tokens", "wrong_call_steps",
+                "tasks_per_day", "days_per_month", "render", "tool_tokens_method")
+        rows = [{"assumption": k, "value": _plain(run.assumptions.get(k))} for k in keep
+                if run.assumptions.get(k) not in (None, "", [], {})]
+        s.tables.append(Table("assumptions", "Scenario assumptions", pd.DataFrame(rows)))
+        s.notes += [f"Simulation warning: {w}" for w in run.warnings]
+    for key, why in inp.missing.items():
+        s.notes.append(f"Missing input ({key}): {why}.")
     s.notes += [f"Input: {src}" for src in a.get("sources", [])]
     return s
+
+
+def _plain(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, (dict, list)):
+        return json.dumps(v, ensure_ascii=False)
+    return str(v)
 
 
 # ---------------------------------------------------------------- rendering

@@ -7,8 +7,8 @@ import argparse
 
 def add_measure_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
-    p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
-                   help="how tools are turned into prompt text (default: %(default)s)")
+    p.add_argument("--render", default=None, choices=("json", "sent", "openai", "anthropic"),
+                   help="how tools are turned into prompt text (default: the scenario's, else json)")
     p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings)")
 
 
