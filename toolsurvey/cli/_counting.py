@@ -17,6 +17,8 @@ def add_endpoint_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--no-cache", action="store_true", help="count everything again and cache nothing")
     g.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default: 4)")
     g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default: %(default)s)")
+    g.add_argument("--retries", type=int, default=5, metavar="N",
+                   help="retries of a request after 429, 5xx or a timeout (default: %(default)s)")
     g.add_argument("--dry-run", action="store_true", help="say how many requests would be sent, and send none")
 
 
@@ -31,7 +33,8 @@ def add_counting_args(p: argparse.ArgumentParser) -> None:
 
 def endpoint_kwargs(args: argparse.Namespace) -> dict:
     return {"base": args.base_url, "cache_dir": args.cache_dir, "use_cache": not args.no_cache,
-            "concurrency": args.concurrency, "timeout": args.timeout, "progress": Progress()}
+            "concurrency": args.concurrency, "timeout": args.timeout, "retries": max(0, args.retries),
+            "progress": Progress()}
 
 
 class Progress:
@@ -81,7 +84,8 @@ def counted_table(reg, table, args: argparse.Namespace):
 
         kw = endpoint_kwargs(args)
         if args.dry_run:
-            kw.pop("progress"), kw.pop("concurrency"), kw.pop("timeout")
+            for k in ("progress", "concurrency", "timeout", "retries"):
+                kw.pop(k)
             sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **kw)))
             return None
         return exact_footprint(reg, args.count_with, **kw)

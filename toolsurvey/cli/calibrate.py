@@ -34,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         from ..counting import dry_run
 
-        kw.pop("progress"), kw.pop("concurrency"), kw.pop("timeout")
+        for k in ("progress", "concurrency", "timeout", "retries"):
+            kw.pop(k)
         info = dry_run(reg, args.provider, **kw)
         info["to_send"] += len(VARIANTS) * info["parts"]  # one all-tools request per removed part
         info["requests"] += len(VARIANTS) * info["parts"]
