@@ -276,6 +276,7 @@ def test_everything_over_streamable_http_lists_what_it_lists_over_stdio(stdio_se
     ("hang-list", "tools/list did not finish within 2 s"),
     ("loop-cursor", "tools/list page 2: the server sent cursor 'same-cursor' again"),
     ("endless", "tools/list: still more pages after 20"),
+    ("invalid", "the tools/list result is not valid MCP (tools.1.inputSchema: Field required)"),
 ])
 def test_misbehaving_server_fails_clearly_and_leaves_no_process(mode, error):
     tag = uuid.uuid4().hex

@@ -22,6 +22,7 @@ from .registry import Registry, Server
 DEFAULT_CONNECT_TIMEOUT = 30.0  # start + initialize; `npx -y` may first download the package
 DEFAULT_LIST_TIMEOUT = 30.0  # every tools/list page together
 DEFAULT_MAX_PAGES = 1000  # a paginator that never ends must not loop forever
+DEFAULT_CONCURRENCY = 16  # servers started at once; a 40-server config should not fork-bomb a laptop
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept as a tool name
 PREFIXES = {"claude-code": "mcp__{server}__{tool}"}  # clients whose namespacing is documented
 _STDERR_TAIL = 600  # characters of a failed server's stderr quoted in its error
@@ -55,25 +56,30 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
              headers: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None,
              cwd: str | None = None, prefix: str | None = None,
              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, list_timeout: float = DEFAULT_LIST_TIMEOUT,
-             max_pages: int = DEFAULT_MAX_PAGES, on_progress: Progress | None = None) -> Registry:
+             max_pages: int = DEFAULT_MAX_PAGES, concurrency: int = DEFAULT_CONCURRENCY,
+             on_progress: Progress | None = None) -> Registry:
     """Start or connect to MCP servers and return their tools as a Registry (a live snapshot).
 
     `target` is a URL (Streamable HTTP) or a command line (stdio); `config` an `mcpServers` JSON
-    file, of which `servers` picks some. A server that fails is kept with no tools and an
-    `error` in its info, and named in `warnings`. Raises InputError for bad arguments or config.
+    file, of which `servers` picks some; `prefix` a name template such as 'mcp__{server}__{tool}'
+    or a client name (see PREFIXES). A server that fails is kept with no tools and an `error` in
+    its info, and named in `warnings`. Raises InputError for bad arguments or config.
     """
+    template = _template(prefix) if prefix else None
+    if min(connect_timeout, list_timeout) <= 0 or max_pages < 1 or concurrency < 1:
+        raise InputError("timeouts must be positive, and max_pages and concurrency at least 1")
     specs = _specs(target, config, servers, name, headers, env, cwd)
     opts = dict(connect_timeout=connect_timeout, list_timeout=list_timeout, max_pages=max_pages,
-                on_progress=on_progress)
+                concurrency=concurrency, on_progress=on_progress)
     with _quiet_sdk_logs():
         reg = _run_sync(lambda: discover_specs(specs, **opts))
-    return apply_prefix(reg, PREFIXES.get(prefix, prefix)) if prefix else reg
+    return apply_prefix(reg, template) if template else reg
 
 
 async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                          list_timeout: float = DEFAULT_LIST_TIMEOUT, max_pages: int = DEFAULT_MAX_PAGES,
-                         on_progress: Progress | None = None) -> Registry:
-    """Discover every spec at once; each failure is recorded, never raised."""
+                         concurrency: int = DEFAULT_CONCURRENCY, on_progress: Progress | None = None) -> Registry:
+    """Discover every spec at once (up to `concurrency` at a time); each failure is recorded, never raised."""
     import anyio
 
     names = [s.name for s in specs]
@@ -83,7 +89,13 @@ async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DE
     results: dict[str, tuple[Server, list[str]]] = {}
     notify = on_progress or (lambda *_: None)
 
+    limiter = anyio.CapacityLimiter(concurrency)
+
     async def one(spec: ServerSpec) -> None:
+        async with limiter:
+            await run(spec)
+
+    async def run(spec: ServerSpec) -> None:
         notify("start", spec.name, spec.transport)
         started = time.monotonic()
         try:
@@ -136,11 +148,20 @@ def save_snapshot(reg: Registry, path: str | os.PathLike) -> None:
         raise InputError(f"cannot write {path}: {e.strerror}") from None
 
 
-def apply_prefix(reg: Registry, template: str) -> Registry:
-    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`."""
+def _template(prefix: str) -> str:
+    template = PREFIXES.get(prefix, prefix)
     if "{tool}" not in template:
-        raise InputError(f"prefix template {template!r} has no {{tool}} field; "
+        raise InputError(f"prefix template {prefix!r} has no {{tool}} field; "
                          f"expected e.g. 'mcp__{{server}}__{{tool}}' or one of: {', '.join(PREFIXES)}")
+    return template
+
+
+def apply_prefix(reg: Registry, template: str) -> Registry:
+    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`.
+
+    Raises InputError for a template without a {tool} field.
+    """
+    template = _template(template)
 
     def rename(t):
         new = template.replace("{server}", t.server).replace("{tool}", t.name)
@@ -210,7 +231,8 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
         finally:
             if not spec.url:
                 trace.reaped = await anyio.to_thread.run_sync(_reap, token)
-    return _server(spec, init, tools, pages), _warnings(spec, trace)
+    server, load_warnings = _server(spec, init, tools, pages)
+    return server, load_warnings + _warnings(spec, trace)
 
 
 async def _open(stack: contextlib.AsyncExitStack, spec: ServerSpec, trace: _Trace, errlog,
@@ -292,7 +314,7 @@ async def _list_tools(session, max_pages: int) -> tuple[list[dict], int]:
                          f"{len(tools)} tools read so far)")
 
 
-def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> Server:
+def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> tuple[Server, list[str]]:
     from .formats import from_json
 
     dumped = init.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -301,10 +323,7 @@ def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> Server:
             "launch": spec.launch(), "pages": pages}
     part = from_json(tools, source=f"{spec.name} (live)", server=spec.name) if tools else None
     server_tools = part.servers[spec.name].tools if part else ()
-    server = Server(spec.name, server_tools, dumped.get("instructions"), info)
-    if part and part.warnings:
-        server.info["load_warnings"] = part.warnings
-    return server
+    return Server(spec.name, server_tools, dumped.get("instructions"), info), (part.warnings if part else [])
 
 
 def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:
@@ -369,7 +388,8 @@ def _explain(e: BaseException, spec: ServerSpec, step: str, limit: float, trace:
     if type(e).__name__ == "MCPError":
         return f"{where}: the server answered {step} with error {e.code}: {_clip(text)}{extra}"
     if type(e).__name__ == "ValidationError":
-        return f"{where}: the {step} result is not valid MCP: {_clip(text)}"
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()[:3])
+        return f"{where}: the {step} result is not valid MCP ({problems[:300]})"
     if type(e).__module__.startswith(("httpx", "httpcore")):
         return f"{where}: cannot reach the server ({type(e).__name__}: {_clip(text)})"
     return f"{where}: {step} failed: {type(e).__name__}: {_clip(text)}{extra}"

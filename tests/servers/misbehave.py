@@ -1,7 +1,7 @@
 """A stdio MCP server that misbehaves on purpose: `python misbehave.py MODE [N] [TAG]`.
 
 Written with the standard library only (no SDK) so that it can break the protocol exactly.
-Modes: ok, banner, junk, silent, exit, hang-list, loop-cursor, endless, paged, many, spawn.
+Modes: ok, banner, junk, silent, exit, hang-list, loop-cursor, endless, paged, many, spawn, invalid.
 TAG is ignored, but it is on the command line of this process and of the child `spawn` starts,
 so a test can find every process a run left behind.
 """
@@ -38,6 +38,8 @@ def tools_page(cursor):
         return [tool(2 * k), tool(2 * k + 1)], (str(k + 1) if k + 1 < N else None)
     if MODE == "many":
         return [tool(i) for i in range(N)], None
+    if MODE == "invalid":  # the second tool has no inputSchema, which MCP requires
+        return [tool(0), {"name": "broken", "description": "No schema."}], None
     return [tool(i) for i in range(N)], None
 
 

@@ -18,7 +18,13 @@ error); 2 bad arguments or config."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..discovery import DEFAULT_CONNECT_TIMEOUT, DEFAULT_LIST_TIMEOUT, DEFAULT_MAX_PAGES, PREFIXES
+    from ..discovery import (
+        DEFAULT_CONCURRENCY,
+        DEFAULT_CONNECT_TIMEOUT,
+        DEFAULT_LIST_TIMEOUT,
+        DEFAULT_MAX_PAGES,
+        PREFIXES,
+    )
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = _EPILOG
@@ -42,6 +48,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="per server: return every tools/list page within this (default: %(default)g)")
     p.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
                    help="stop a server whose tools/list has more pages than this (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+                   help="servers started at once (default: %(default)s)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically)")
@@ -60,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
                    headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
                    prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
-                   max_pages=args.max_pages, on_progress=_progress(sys.stderr))
+                   max_pages=args.max_pages, concurrency=args.concurrency,
+                   on_progress=_progress(sys.stderr))
     print_warnings([w for w in reg.warnings if not _is_failure(w, reg)])
     print_warnings(name_problems(reg))
     if args.output:
