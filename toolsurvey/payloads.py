@@ -323,6 +323,8 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
             payloads.append(p)
             warnings += w + w2
         elif isinstance(src, str | os.PathLike):
+            if not str(src).strip():
+                raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
             path = Path(src)
             if path.is_dir():
                 files = _files(path)

@@ -15,7 +15,7 @@ from .payloads import Payload
 from .tokens import DEFAULT_ENCODING, get_encoding
 
 SERIALIZATIONS = ("json", "pretty", "csv", "markdown")
-MAX_DEPTH = 400  # the strategies recurse; deeper payloads are measured but not trimmed
+MAX_DEPTH = 200  # the strategies recurse; deeper payloads are measured but not trimmed
 _EMPTY = (None, "", [], {})
 _END = None  # trie key marking "keep/drop everything beneath"
 
@@ -303,7 +303,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     structural = keep or drop or drop_empty or max_items is not None
     if payload.is_json:
         value = payload.value
-        if _jsontree.depth(value) > MAX_DEPTH:
+        if (structural or truncate is not None or serialize != "json") and _jsontree.depth(value) > MAX_DEPTH:
             raise InputError(f"{payload.source or 'payload'} nests {_jsontree.depth(value):,} levels deep; "
                              f"trimming walks at most {MAX_DEPTH} (measuring works at any depth)")
     else:
@@ -361,7 +361,7 @@ def trim_many(payloads: list[Payload], encoding: str | None = None, **options: A
         try:
             t = trim(p, encoding=encoding, **options)
         except InputError as e:
-            after.append(trim(p, encoding=encoding).tokens_before)
+            after.append(trim(p, encoding=encoding).tokens_before)  # no strategy: measures at any depth
             warnings.append(f"not trimmed: {e}")
             continue
         after.append(t.tokens_after)

@@ -1,0 +1,114 @@
+"""`toolsurvey responses`: every view and format, bad input, and a live URL on 127.0.0.1."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from conftest import DATA, compact
+
+import toolsurvey as ts
+
+ENC = ts.get_encoding("o200k_base")
+ISSUES = DATA / "responses" / "list_issues"
+SECRET = "Bearer s3cr3t-t0ken-value"
+ITEMS = [{"id": i, "name": f"item {i}", "owner": {"login": "x", "url": "https://x"}} for i in range(5)]
+
+
+def ntok(text: str) -> int:
+    return len(ENC.encode_ordinary(text))
+
+
+def test_by_tool_json_output_and_the_trimmed_ratio(cli):
+    code, out, err = cli("responses", ISSUES, "--keep", "number,title,state,labels[].name,comments,updated_at",
+                         "--format", "json")
+    assert code == 0, err
+    [row] = json.loads(out)
+    assert row["tool"] == "list_issues" and row["payloads"] == 5
+    assert row["ratio"] == pytest.approx(row["tokens"] / row["trimmed"])
+
+
+def test_by_field_csv_lists_paths_with_shares(cli):
+    code, out, _ = cli("responses", ISSUES, "--by", "field", "--format", "csv", "--depth", "2")
+    assert code == 0
+    header, *rows = out.strip().splitlines()
+    assert header.startswith("tool,path,depth,tokens,own,share,present_share")
+    paths = [r.split(",")[1] for r in rows]
+    assert "[].body" in paths and "[].user.login" not in paths  # depth 3 is cut
+
+
+def test_by_rank_marks_kept_fields_and_by_step_lists_the_strategies(cli):
+    code, out, _ = cli("responses", ISSUES, "--by", "rank", "--keep", "number,labels[].name", "--format", "json")
+    rows = {r["path"]: r for r in json.loads(out)}
+    assert rows["[].number"]["keep"] == "kept" and rows["[].labels"]["keep"] == "part"
+    assert rows["[].body"]["keep"] == "dropped"
+    code, out, _ = cli("responses", ISSUES, "--by", "step", "--drop", "body", "--drop-empty", "--serialize", "csv")
+    assert code == 0 and "drop body" in out and "drop empty" in out and "serialize csv" in out
+
+
+def test_by_payload_table_with_broken_trace_lines_warns_on_stderr(cli, tmp_path):
+    p = tmp_path / "t.jsonl"
+    p.write_text('{"tool":"a","result":{"x":1}}\nnot json\n')
+    code, out, err = cli("responses", p, "--by", "payload")
+    assert code == 0 and f"{p}:2: not JSON" in err
+    assert "1 results from 1 tools" in out
+
+
+def test_bad_inputs_exit_2_with_one_line_and_no_traceback(cli, tmp_path):
+    (tmp_path / "deep.json").write_text("[" * 10_000 + "]" * 10_000)
+    code, out, err = cli("responses", tmp_path / "deep.json", "--keep", "a")
+    assert code == 0 and "not trimmed" in err and "Traceback" not in err
+    code, _, err = cli("responses", tmp_path / "missing.json")
+    assert code == 2 and "no such file or folder" in err and "Traceback" not in err
+    code, _, err = cli("responses", ISSUES, "--by", "step")
+    assert code == 2 and "needs a trimming option" in err
+    code, _, err = cli("responses", ISSUES, "--keep", "nosuchfield")
+    assert code == 0 and "keep path(s) matched nothing in any result: nosuchfield" in err
+
+
+class _Handler(BaseHTTPRequestHandler):
+    seen: list = []
+
+    def do_GET(self):  # noqa: N802 (http.server's naming)
+        _Handler.seen.append(dict(self.headers))
+        if self.path.startswith("/missing"):
+            self.send_response(404)
+            self.end_headers()
+            return
+        body = json.dumps(ITEMS, indent=2).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    _Handler.seen.clear()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, server, tmp_path):
+    url = f"{server}/api/items?access_token=abc123&page=2"
+    for fmt in ("table", "csv", "json"):
+        code, out, err = cli("responses", url, "--header", f"Authorization: {SECRET}", "--by", "payload",
+                             "--format", fmt)
+        assert code == 0, err
+        assert SECRET not in out + err and "s3cr3t" not in out + err and "abc123" not in out + err
+    assert _Handler.seen[-1]["Authorization"] == SECRET  # it was sent
+    table = ts.measure_responses(url, headers=[f"Authorization: {SECRET}"])
+    assert table["tokens"][0] == ntok(compact(ITEMS)) and table["tool"][0] == "items"
+    assert "access_token=%2A%2A%2A" in table["source"][0] and "page=2" in table["source"][0]
+    code, _, err = cli("responses", f"{server}/missing?token=abc123", "--header", f"Authorization: {SECRET}")
+    assert code == 2 and "HTTP 404" in err and "abc123" not in err and "s3cr3t" not in err
+    code, _, err = cli("responses", url, "--header", "no colon s3cr3t")
+    assert code == 2 and "Name: value" in err and "s3cr3t" not in err
