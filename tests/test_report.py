@@ -277,3 +277,31 @@ def test_cli_bad_input(cli, tmp_path):
     assert code == 2 and "bad.json" in err and not (tmp_path / "r.html").exists()
     code, out, err = cli("report", tmp_path / "bad.json", "-o", tmp_path / "no" / "such" / "dir" / "r.html")
     assert code == 2
+
+
+def test_usage_section_matches_the_log(tmp_path):
+    from toolsurvey.simulation import simulate
+
+    log = tmp_path / "usage.jsonl"
+    calls = [{"tool": "search_docs", "server": "docs", "session": "a", "response_tokens": 900, "arguments": {"q": "x"}},
+             {"tool": "search_docs", "server": "docs", "session": "a", "response_tokens": 100, "arguments": {"q": "x"}},
+             {"tool": "get_page", "server": "docs", "session": "b", "response_tokens": 200, "arguments": {"q": "y"}}]
+    log.write_text("\n".join(json.dumps(c) for c in calls) + "\n")
+    sc = scenario()
+    rep = ts.report(REG, scenario=sc, usage=log)
+    data = rep.tables["responses"].data.set_index("tool")
+    assert data.loc["search_docs", "calls"] == 2 and data.loc["search_docs", "response_tokens_mean"] == 500
+    assert data.loc["search_docs", "repeated"] == 1  # the same arguments again in the same task
+    # Cost per tool = (dollars per month per token of the average result) x share of calls x mean size;
+    # the rate comes from two simulations, so the parts add up to the log's average result cost.
+    rate = (simulate(REG, sc, response_tokens=600).summary["cost_per_month"]
+            - simulate(REG, sc).summary["cost_per_month"]) / 100
+    assert data.loc["search_docs", "cost_per_month_usd"] == pytest.approx(rate * 500 * 2 / 3)
+    assert data.loc["get_page", "cost_per_month_usd"] == pytest.approx(rate * 200 / 3)
+    never = rep.tables["never_called"].data
+    assert list(never["tool"]) == ["restart_service"] and never["tokens"][0] == oracle_tokens(TOOLS[2])
+    # Removing the never-called tool is a lever whose saving the simulation confirms.
+    without = Registry.from_tools(TOOLS[:2])
+    saving = simulate(REG, sc).summary["cost_per_month"] - simulate(without, sc).summary["cost_per_month"]
+    [(label, shown)] = [lv for lv in rep.levers if "never called" in lv[0]]
+    assert shown == pytest.approx(saving) and label.startswith("Remove the 1 tool the usage log")

@@ -228,7 +228,10 @@ def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
     except ImportError:
         inp.missing["usage"] = "the usage module (toolsurvey.usage) is not installed yet"
         return None
-    return load_usage(usage) if isinstance(usage, (str, os.PathLike)) else usage
+    from .usage import summarize
+
+    loaded = load_usage(usage) if isinstance(usage, (str, os.PathLike)) else usage
+    return summarize(loaded, reg, window_days=None)
 
 
 def _fmt_int(v: float) -> str:
@@ -278,6 +281,10 @@ def _summary(inp: _Inputs) -> Section:
         return s
     r = inp.run.summary
     sc = inp.scenario
+    if sc.strategy != "all" or r["tool_tokens_per_request"] != total:
+        s.figures[0] = Headline("tool_tokens_per_request", f"tool-definition tokens per request "
+                                f"(mean, {sc.strategy} strategy; {total:,} with every tool)",
+                                r["tool_tokens_per_request"], _fmt_int(r["tool_tokens_per_request"]))
     s.figures += [
         Headline("tokens_per_task", "tokens per task (input and output)",
                  r["input_tokens_per_task"] + r["output_tokens_per_task"],
@@ -296,11 +303,11 @@ def _summary(inp: _Inputs) -> Section:
                       Headline("share_rest", "are the system prompt, user message and provider overhead",
                                shares["rest"], f"{shares['rest']:.0%}")]
     s.text.append(
-        f"With {sc.model}, about {r['expected_requests']:.1f} requests per task (wrong tool calls included) and "
-        f"{sc.tasks_per_day:,.0f} tasks a day, the agent's {len(tools_only(t)):,} tools are sent "
-        f"{r['expected_requests']:.1f} times per task: {r['tool_tokens_per_task']:,.0f} tokens of tool "
-        f"definitions per task. {r['success']:.0%} of tasks succeed under the accuracy assumption, so a "
-        f"completed task costs {_usd(r['cost_per_completed_task'])}.")
+        f"The agent makes about {r['expected_requests']:.1f} requests per task (wrong tool calls included) "
+        f"with {sc.model}, {sc.tasks_per_day:,.0f} tasks a day. Every request carries the definitions of "
+        f"the tools it can see (about {r['mean_visible']:.0f} of {len(tools_only(t)):,}), which adds up to "
+        f"{r['tool_tokens_per_task']:,.0f} tokens of tool definitions per task. {r['success']:.0%} of tasks "
+        f"succeed under the accuracy assumption, so a completed task costs {_usd(r['cost_per_completed_task'])}.")
     inp.levers = _levers(inp)
     for label, saving in inp.levers[:3]:
         s.bullets.append(f"{label}: saves about {_usd(saving)} per month")
@@ -326,15 +333,18 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
         if after == after and base - after > 0:
             out.append((label, base - after))
 
-    if sc.strategy == "all" and n > 15:
-        try_change(f"Show each request only the 10 tools most relevant to it (retrieval) instead of all {n}",
+    if sc.strategy in ("all", "fixed", "phases") and n > 15:
+        try_change("Show each request only the 10 tools most relevant to it (retrieval)"
+                   + (f" instead of all {n}" if sc.strategy == "all" else
+                      " instead of phase gating" if sc.strategy == "phases" else " instead of a fixed set"),
                    strategy="retrieval", retrieval_k=10)
     if sc.caching == "none":
         try_change("Cache the tool definitions and system prompt (prompt caching)", caching="prefix")
     unused = _unused_tools(inp)
     if unused:
         keep = {(t.server, t.name) for t in inp.reg} - set(unused)
-        try_change(f"Remove the {len(unused)} tools the usage log shows were never called",
+        try_change(f"Remove the {len(unused)} tool{'s' if len(unused) != 1 else ''} the usage log shows "
+                   "were never called",
                    reg=inp.reg.filter(lambda t: (t.server, t.name) in keep))
     if inp.findings is not None and not inp.findings.empty:
         # Positive token impact is waste a fix removes; negative is what a fix adds (e.g. a longer description).
@@ -347,7 +357,11 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
 
 
 def _unused_tools(inp: _Inputs) -> list[tuple[str, str]]:
-    return []
+    if inp.usage is None:
+        return []
+    from .usage import unused
+
+    return unused(inp.usage)
 
 
 def _surface(inp: _Inputs) -> Section:
@@ -405,6 +419,39 @@ def _responses(inp: _Inputs) -> Section:
     if inp.usage is None:
         s.missing = f"Not written: {inp.missing.get('usage', 'no usage log')}."
         return s
+    u = inp.usage
+    called = u[u["calls"] > 0].copy()
+    mean = float((called["response_tokens_mean"] * called["share"]).sum() / called["share"].sum()) \
+        if called["share"].sum() else 0.0
+    s.text.append(f"A tool's result stays in the conversation for every later step of the task, so a long "
+                  f"result is paid several times. The usage log has {u.attrs['calls']:,} calls; a result "
+                  f"is {mean:,.0f} tokens on average, and {u.attrs['repeated_share']:.0%} of calls repeat an "
+                  "identical earlier call in the same task.")
+    if inp.run is not None:
+        sc = inp.scenario
+        assumed = sc.response_tokens.expected()
+        # Dollars per month of one more token in the average result, from the simulation itself.
+        more = _simulate(inp.reg, sc, response_tokens=assumed + 100)
+        rate = (_month(more) - _month(inp.run)) / 100
+        called["cost_per_month_usd"] = rate * called["response_tokens_mean"].fillna(0) * called["share"]
+        s.notes.append(f"Cost per tool: the scenario's monthly cost of tool results ({_usd(rate)} per month "
+                       "for each token of the average result) split by each tool's share of calls and its "
+                       f"mean result size in the log. The scenario assumes {assumed:,.0f} tokens per result; "
+                       f"the log's average is {mean:,.0f}.")
+    called = called.sort_values("cost_per_month_usd" if "cost_per_month_usd" in called else
+                                "response_tokens_total", ascending=False, kind="stable").head(inp.top)
+    cols = ["server", "tool", "calls", "share", "response_tokens_mean", "response_tokens_total", "repeated",
+            "errors"] + (["cost_per_month_usd"] if "cost_per_month_usd" in called else [])
+    s.tables.append(Table("responses", f"The {len(called)} tools whose results cost the most",
+                          called[cols].rename(columns={"share": "call_share"}).reset_index(drop=True)))
+    never = u[u["status"] == "never called"]
+    if not never.empty:
+        fp = tools_only(inp.table).set_index(["server", "tool"])["tokens"]
+        never = never[["server", "tool"]].assign(
+            tokens=[int(fp.get((a, b), 0)) for a, b in zip(never["server"], never["tool"], strict=True)])
+        s.tables.append(Table("never_called", f"{len(never)} tools never called in the log, still sent with "
+                              "every request", never.sort_values("tokens", ascending=False).reset_index(drop=True)))
+    s.notes += [f"Usage log: {p}" for p in u.attrs.get("problems", [])[:10]]
     return s
 
 
