@@ -40,6 +40,7 @@ class Oracle:
 
     def __init__(self, reg: Registry | None, render: str = "json"):
         self.reg = reg
+        self.prices = {}
         if reg is not None:
             fp = ts.footprint(reg, render=render)
             tools = fp[fp["kind"] == "tool"]
@@ -103,8 +104,14 @@ class Oracle:
                 1 + len(core) + done * kk, 0)
 
     # --- one task with a whole number of calls
+    def price(self, sc):
+        key = (sc.price_file, repr(sc.prices))
+        if key not in self.prices:  # read each price file once, as the engine does
+            self.prices[key] = ts.load_prices(sc.price_file, overrides=sc.prices)
+        return self.prices[key][sc.model]
+
     def task(self, sc, calls: int, results=None):
-        price = ts.load_prices(sc.price_file, overrides=sc.prices)[sc.model]
+        price = self.price(sc)
         overhead = self.overhead if sc.overhead_tokens is None and self.reg is not None else (sc.overhead_tokens or 0)
         tot = dict(cost=0.0, input=0.0, tools=0.0, write=0.0, read=0.0, output=0.0, fits=True, max_input=0.0)
         history, prev = 0.0, None

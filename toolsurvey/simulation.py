@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import warnings as _warnings
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,73 +154,72 @@ class _Context:
         return self.profiles[key]
 
 
-def _rows(ctx: _Context, scenarios: list[Scenario]):
-    """Row-wise parameter arrays for deterministic (expected-value) runs of `scenarios`."""
-    n = len(scenarios)
-    prices = [ctx.price(sc) for sc in scenarios]
-    profs = [ctx.profile(sc, ctx.table(sc, pr)) for sc, pr in zip(scenarios, prices, strict=True)]
-    col = lambda xs: np.asarray(xs, dtype=float).reshape(n, 1)  # noqa: E731
-    steps = np.array([sc.steps.expected() for sc in scenarios])
-    searches = np.array([p.searches for p in profs], dtype=float)
-    wrong_steps = np.array([sc.wrong_call_steps for sc in scenarios], dtype=float)
+def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None, steps: np.ndarray | None = None):
+    """Row-wise parameter arrays for expected-value runs. Row i is `groups[pick[i]]` with
+    `steps[i]` requests (by default one row per group with the group's own steps)."""
+    g = len(groups)
+    if pick is None:
+        pick = np.arange(g)
+        steps = np.array([sc.steps.expected() for sc in groups])
+    n = len(pick)
+    g_prices = [ctx.price(sc) for sc in groups]
+    g_profs = [ctx.profile(sc, ctx.table(sc, pr)) for sc, pr in zip(groups, g_prices, strict=True)]
+    col = lambda xs: np.asarray(xs, dtype=float)[pick].reshape(n, 1)  # noqa: E731
+    searches = col([p.searches for p in g_profs])[:, 0]
+    wrong_steps = col([sc.wrong_call_steps for sc in groups])[:, 0]
     # Enough requests for the longest task: its calls, answer, and the worst-case wrong calls.
     k = int(np.max(searches + np.ceil(steps) * (1 + wrong_steps))) + 2
     uniq: dict[int, int] = {}
-    for p in profs:
+    for p in g_profs:
         uniq.setdefault(id(p), len(uniq))
-    mats = [p.expand(k) for p in {id(p): p for p in profs}.values()]
-    pick = np.array([uniq[id(p)] for p in profs])
-    prefix, loaded, visible, block = (np.stack([m[i] for m in mats])[pick] for i in range(4))
+    mats = [p.expand(k) for p in {id(p): p for p in g_profs}.values()]
+    prof_of_row = np.array([uniq[id(p)] for p in g_profs])[pick]
+    prefix, loaded, visible, block = (np.stack([m[i] for m in mats])[prof_of_row] for i in range(4))
 
     # Accuracy: mean visible tools over the task's requests -> wrong-call rate and success.
     base_requests = searches + steps
     mean_visible = _at(_cum(visible), base_requests) / base_requests
     wrong = np.zeros(n)
     success = np.ones(n)
-    for _key, idx in _groups(scenarios, lambda sc: (sc.accuracy, repr(sc.accuracy_curve))):
-        sc = scenarios[idx[0]]
-        if sc.accuracy:
-            c = ctx.curve(sc)
-            wrong[idx] = c.wrong_rate(mean_visible[idx])
-            success[idx] = c.success_rate(mean_visible[idx])
+    curve_of_group = np.array([-1 if not sc.accuracy else hash(repr(sc.accuracy_curve)) for sc in groups])
+    for key in set(curve_of_group.tolist()) - {-1}:
+        rows = np.isin(pick, np.flatnonzero(curve_of_group == key))
+        c = ctx.curve(groups[int(np.flatnonzero(curve_of_group == key)[0])])
+        wrong[rows] = c.wrong_rate(mean_visible[rows])
+        success[rows] = c.success_rate(mean_visible[rows])
     calls = searches + (steps - 1) * (1 + wrong * wrong_steps)
 
-    response = np.array([sc.response_tokens.expected() for sc in scenarios])
-    search_res = np.array([sc.search_result_tokens for sc in scenarios])
-    results = np.where(np.arange(k)[None, :] < searches[:, None], search_res[:, None], response[:, None])
+    response = col([sc.response_tokens.expected() for sc in groups])
+    search_res = col([sc.search_result_tokens for sc in groups])
+    results = np.where(np.arange(k)[None, :] < searches[:, None], search_res, response)
     params = dict(
-        overhead=col([p.overhead for p in profs]), system=col([sc.system_prompt_tokens for sc in scenarios]),
-        user=col([sc.user_message_tokens for sc in scenarios]), call=col([sc.call_tokens for sc in scenarios]),
-        mode=col([CACHE_MODES[sc.caching] for sc in scenarios]), min_cache=col([p.min_cache_tokens for p in prices]))
-    money = dict(answer=col([sc.answer_tokens for sc in scenarios]), p_in=col([p.input for p in prices]),
-                 p_out=col([p.output for p in prices]), p_write=col([p.cache_write for p in prices]),
-                 p_read=col([p.cache_read for p in prices]), window=col([p.context_window for p in prices]))
+        overhead=col([p.overhead for p in g_profs]), system=col([sc.system_prompt_tokens for sc in groups]),
+        user=col([sc.user_message_tokens for sc in groups]), call=col([sc.call_tokens for sc in groups]),
+        mode=col([CACHE_MODES[sc.caching] for sc in groups]), min_cache=col([p.min_cache_tokens for p in g_prices]))
+    money = dict(answer=col([sc.answer_tokens for sc in groups]), p_in=col([p.input for p in g_prices]),
+                 p_out=col([p.output for p in g_prices]), p_write=col([p.cache_write for p in g_prices]),
+                 p_read=col([p.cache_read for p in g_prices]), window=col([p.context_window for p in g_prices]))
     return dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results, params=params,
                 money=money, calls=calls, steps=steps, searches=searches, wrong=wrong, success=success,
-                mean_visible=mean_visible, prices=prices, profiles=profs)
+                mean_visible=mean_visible, prices=g_prices, profiles=g_profs, pick=pick, groups=groups)
 
 
-def _groups(items: list, key) -> Iterable[tuple[Any, np.ndarray]]:
-    out: dict = {}
-    for i, it in enumerate(items):
-        out.setdefault(key(it), []).append(i)
-    return ((k, np.asarray(v)) for k, v in out.items())
-
-
-def _summaries(scenarios: list[Scenario], rows: dict) -> pd.DataFrame:
+def _summaries(rows: dict) -> pd.DataFrame:
     req = requests(rows["prefix"], rows["loaded"], rows["visible"], rows["block"], results=rows["results"],
                    **rows["params"])
     tot = task_totals(req, rows["calls"], call=rows["params"]["call"], **rows["money"])
     n_requests = rows["calls"] + 1
-    tasks = np.array([sc.tasks_per_day * sc.days_per_month for sc in scenarios])
+    groups, pick = rows["groups"], rows["pick"]
+    per_group = lambda attr: np.asarray([getattr(sc, attr) for sc in groups], dtype=object)[pick]  # noqa: E731
+    tasks = np.asarray([sc.tasks_per_day * sc.days_per_month for sc in groups], dtype=float)[pick]
     fits = tot["fits"]
     nan_unless = lambda x: np.where(fits, x, np.nan)  # noqa: E731  # over the window: not priced
     per_completed = tot["cost"] / rows["success"]
     return pd.DataFrame({
-        "model": [sc.model for sc in scenarios],
-        "strategy": [sc.strategy for sc in scenarios],
-        "caching": [sc.caching for sc in scenarios],
-        "visible": [sc.visible for sc in scenarios],
+        "model": per_group("model"),
+        "strategy": per_group("strategy"),
+        "caching": per_group("caching"),
+        "visible": per_group("visible"),
         "steps": rows["steps"],
         "mean_visible": rows["mean_visible"],
         "wrong_rate": rows["wrong"],
@@ -271,7 +269,7 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
     sc = dataclasses.replace(scenario or Scenario(), **changes)
     ctx = _Context(reg)
     rows = _rows(ctx, [sc])
-    summary = _summaries([sc], rows).iloc[0].to_dict()
+    summary = _summaries(rows).iloc[0].to_dict()
     price, prof = rows["prices"][0], rows["profiles"][0]
     table = ctx.table(sc, price)
     curve = ctx.curve(sc) if sc.accuracy else None
@@ -388,27 +386,39 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     for k, v in axes.items():
         if not v:
             raise InputError(f"sweep: {k} has no values")
-    names = list(axes)
-    combos = list(itertools.product(*axes.values()))
+    # Scenarios are built (and validated) once per combination of the other fields; steps, the
+    # usual long axis, varies per row without building a Scenario for each.
+    step_values = axes.pop("steps", None)
+    if step_values is not None and len(step_values) == 1:
+        axes["steps"], step_values = step_values, None
     fixed = {k: v[0] for k, v in axes.items() if len(v) == 1}
     base = dataclasses.replace(base, **fixed)
-    varying = [k for k in names if k not in fixed]
-    scenarios = [dataclasses.replace(base, **dict(zip(varying, (c[names.index(k)] for k in varying), strict=True)))
-                 if varying else base for c in combos]
+    varying = [k for k in axes if k not in fixed]
+    groups = [dataclasses.replace(base, **dict(zip(varying, combo, strict=True))) if varying else base
+              for combo in itertools.product(*(axes[k] for k in varying))]
+    if step_values is None:
+        steps = np.array([sc.steps.expected() for sc in groups])
+        pick = np.arange(len(groups))
+    else:
+        step_exp = np.array([dataclasses.replace(base, steps=v).steps.expected() for v in step_values])
+        pick = np.repeat(np.arange(len(groups)), len(step_exp))
+        steps = np.tile(step_exp, len(groups))
+        varying.append("steps")
+        axes["steps"] = step_values
     ctx = _Context(reg)
-    rows = _rows(ctx, scenarios)
-    out = _summaries(scenarios, rows)
+    rows = _rows(ctx, groups, pick, steps)
+    out = _summaries(rows)
     for k in varying:
         if k not in out.columns:
-            out.insert(0, k, [getattr(sc, k) for sc in scenarios])
+            out.insert(0, k, np.asarray([getattr(sc, k) for sc in groups], dtype=object)[pick])
     warns = sorted({w for p in rows["profiles"] for w in p.warnings})
     if (~out["fits"]).any():
         warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
     curve = ctx.curve(base) if base.accuracy else None
-    prof0 = rows["profiles"][0]
-    out.attrs["assumptions"] = {**_assumptions(base, rows["prices"][0], prof0, ctx.table(base, rows["prices"][0]), curve),
+    price0 = rows["prices"][0]
+    out.attrs["assumptions"] = {**_assumptions(base, price0, rows["profiles"][0], ctx.table(base, price0), curve),
                                 "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
-                                "prices": {p.model: p.as_dict() for p in rows["prices"]}}
+                                "prices": {p.model: p.as_dict() for p in {p.model: p for p in rows["prices"]}.values()}}
     out.attrs["warnings"] = warns
     for w in warns:
         _warnings.warn(w, stacklevel=2)
