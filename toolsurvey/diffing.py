@@ -51,12 +51,11 @@ class Diff:
         if self.identical:
             return "no change to the tool surface: 0 tokens per request"
         c = self.counts()
-        parts = [f"{_signed(self.request_delta)} tokens per request ({self.request_old:,} → "
+        parts = [f"{_signed(self.request_delta)} tokens per request with every tool ({self.request_old:,} → "
                  f"{self.request_new:,}{_pct(self.request_delta, self.request_old)})"]
         if "task_delta" in self.costs:
-            parts.append(f"{_signed(self.costs['task_delta'])} tokens per task")
-        if "month_delta" in self.costs:
-            parts.append(f"{_money(self.costs['month_delta'])} per month")
+            parts.append(f"under the scenario {_signed(self.costs['task_delta'])} tool-definition tokens per task, "
+                         f"{_money(self.costs['month_delta'])} per month")
         what = ", ".join(f"{n} {s}" for s, n in c.items() if n)
         return f"{'; '.join(parts)} — tools {what}"
 
@@ -256,7 +255,11 @@ def describe_scenario(scenario: Any) -> str:
     parts = [getattr(scenario, "name", None), getattr(scenario, "model", None)]
     steps = getattr(scenario, "steps", None)
     if steps is not None:
-        parts.append(f"{steps} steps per task")
+        steps = steps.describe() if hasattr(steps, "describe") else steps
+        parts.append(f"{steps:g} steps per task" if isinstance(steps, (int, float)) else f"steps {steps}")
+    strategy = getattr(scenario, "strategy", None)
+    if strategy:
+        parts.append(f"{strategy} strategy")
     per_day = getattr(scenario, "tasks_per_day", None)
     if per_day is not None:
         parts.append(f"{per_day:,} tasks per day")

@@ -37,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         write(json.dumps(out, indent=2, ensure_ascii=False) + "\n", args.output)
     else:
         rows = d.changes.head(args.top) if args.format == "table" else d.tools
+        if args.format == "table":  # a tool that is absent on one side shows an empty cell
+            rows = rows.astype({"tokens_old": object, "tokens_new": object}).fillna("")
         header = d.summary() + (f"\nscenario: {d.costs['scenario']}" if d.costs.get("scenario") else "")
         if args.format == "table" and rows.empty:
             write(header + "\n", args.output)
