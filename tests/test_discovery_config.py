@@ -9,7 +9,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolsurvey import InputError, Registry, Server, Tool, load
-from toolsurvey._mcp_config import REDACTED, name_for, parse_header, read_config, redact_url, spec_for
+from toolsurvey._mcp_config import (
+    REDACTED,
+    _expand,
+    name_for,
+    parse_header,
+    read_config,
+    redact_url,
+    spec_for,
+)
 from toolsurvey.discovery import apply_prefix, name_problems, snapshot
 
 
@@ -76,9 +84,23 @@ def test_not_a_config(tmp_path):
 
 def test_urls_lose_passwords_and_query_values():
     assert redact_url("https://user:pw@h.example/mcp?api_key=abc&x=1") == \
-        f"https://user:{REDACTED}@h.example/mcp?api_key={REDACTED.replace('<', '%3C').replace('>', '%3E')}" \
-        f"&x={REDACTED.replace('<', '%3C').replace('>', '%3E')}"
-    assert "abc" not in redact_url("https://h/mcp?token=abc")
+        "https://user:<redacted>@h.example/mcp?api_key=<redacted>&x=<redacted>"
+    assert redact_url("https://tok123@h.example/mcp") == "https://<redacted>@h.example/mcp"
+    assert redact_url("http://127.0.0.1:8000/mcp") == "http://127.0.0.1:8000/mcp"
+
+
+@given(st.text().filter(lambda t: "${" not in t))
+def test_text_without_variables_is_left_alone(text):
+    assert _expand(text, "here", {}, []) == text
+
+
+@given(st.from_regex(r"[A-Z_][A-Z0-9_]{0,10}", fullmatch=True), st.text(alphabet="abc/:.-_ 1", max_size=15),
+       st.text(alphabet="xyz/:.-_ 2", max_size=15))
+def test_variables_and_defaults(var, value, default):
+    used = []
+    assert _expand(f"<${{{var}}}|${{{var}:-{default}}}>", "here", {var: value}, used) == f"<{value}|{value}>"
+    assert used == [value, value]
+    assert _expand(f"<${{{var}:-{default}}}>", "here", {}, []) == f"<{default}>"
 
 
 def test_derived_names():
@@ -87,6 +109,7 @@ def test_derived_names():
     assert name_for(["python", "servers/weather.py"]) == "weather"
     assert name_for("http://127.0.0.1:8000/mcp") == "127-0-0-1-8000"
     assert spec_for("http://h:1/mcp", headers={"A": "b"}).transport == "http"
+    assert spec_for(["http://h:1/mcp"]).url == "http://h:1/mcp"
     assert spec_for("python -m srv --flag").args == ("-m", "srv", "--flag")
 
 

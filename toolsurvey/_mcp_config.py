@@ -77,7 +77,7 @@ def redact_url(url: str) -> str:
     if "@" in netloc:
         user, _, host = netloc.rpartition("@")
         netloc = f"{user.split(':')[0]}:{REDACTED}@{host}" if ":" in user else f"{REDACTED}@{host}"
-    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)])
+    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
@@ -107,6 +107,8 @@ def spec_for(target: str | list[str] | tuple[str, ...], *, name: str | None = No
     """A spec for one URL or command line; raises InputError for an empty command."""
     headers, env = dict(headers or {}), dict(env or {})
     secrets = tuple(headers.values()) + tuple(env.values())
+    if not isinstance(target, str) and len(target) == 1 and is_url(str(target[0])):
+        target = str(target[0])
     if isinstance(target, str) and is_url(target):
         return ServerSpec(name or name_for(target), url=target, headers=headers, secrets=secrets)
     words = shlex.split(target) if isinstance(target, str) else [str(w) for w in target]

@@ -60,11 +60,12 @@ def run(args: argparse.Namespace) -> int:
 
     from .._mcp_config import parse_env, parse_header
     from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
+    from ..errors import InputError
     from ._common import print_warnings, write
 
     target = args.target
-    if len(target) == 1 and target[0].startswith(("http://", "https://")):
-        target = target[0]
+    if len(target) > 1 and all(t.startswith(("http://", "https://")) for t in target):
+        raise InputError("one URL at a time; to discover several servers, list them in a --config file")
     reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
                    headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
                    prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
