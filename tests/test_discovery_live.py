@@ -273,6 +273,7 @@ def test_everything_over_streamable_http_lists_what_it_lists_over_stdio(stdio_se
     ("junk", "no answer to initialize within 2 s (the timeout); it printed non-JSON on stdout: "
              "'Starting server v1.0 ...'"),
     ("silent", "no answer to initialize within 2 s"),
+    ("spawn-silent", "no answer to initialize within 2 s"),
     ("hang-list", "tools/list did not finish within 2 s"),
     ("loop-cursor", "tools/list page 2: the server sent cursor 'same-cursor' again"),
     ("endless", "tools/list: still more pages after 20"),

@@ -1,7 +1,8 @@
 """A stdio MCP server that misbehaves on purpose: `python misbehave.py MODE [N] [TAG]`.
 
 Written with the standard library only (no SDK) so that it can break the protocol exactly.
-Modes: ok, banner, junk, silent, exit, hang-list, loop-cursor, endless, paged, many, spawn, invalid.
+Modes: ok, banner, junk, silent, exit, hang-list, loop-cursor, endless, paged, many, spawn,
+spawn-silent (spawn, then never answer), invalid.
 TAG is ignored, but it is on the command line of this process and of the child `spawn` starts,
 so a test can find every process a run left behind.
 """
@@ -50,7 +51,7 @@ if MODE in ("banner", "junk"):
     print("Starting server v1.0 ...", flush=True)  # the bug: a log line on stdout
     if MODE == "junk":
         time.sleep(3600)
-if MODE == "spawn":  # a server whose own child would outlive it if only the parent were killed
+if MODE.startswith("spawn"):  # a server whose own child would outlive it if only the parent were killed
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)", *sys.argv[3:]])
     print(f"child pid {child.pid}", file=sys.stderr, flush=True)
 
@@ -60,7 +61,7 @@ for line in sys.stdin:
     if mid is None:
         continue  # notifications
     if method == "initialize":
-        if MODE == "silent":
+        if MODE in ("silent", "spawn-silent"):
             continue
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": msg["params"]["protocolVersion"],
