@@ -89,13 +89,17 @@ class Report:
 
     def summary_text(self) -> str:
         """The executive summary as plain lines for a terminal."""
+        import textwrap
+
         s = self.section("summary")
-        lines = [self.title, self.subtitle, ""]
-        lines += [f"  {f.label}: {f.shown}" for f in s.figures]
+        width = max((len(f.shown) for f in s.figures), default=0)
+        lines = [f"{self.title}: {self.subtitle}", ""]
+        lines += [f"  {f.shown.rjust(width)}  {f.label}" for f in s.figures]
         if s.bullets:
-            lines += ["", "  Biggest levers:"] + [f"  - {b}" for b in s.bullets]
-        lines += [f"  {p}" for p in s.text if s.missing is None]
-        lines += [f"  ({x.title}: {x.missing})" for x in self.sections if x.missing]
+            lines += ["", "Biggest levers:"] + [textwrap.fill(b, 100, initial_indent="  - ", subsequent_indent="    ")
+                                                 for b in s.bullets]
+        lines += [""] + [textwrap.fill(p, 100) for p in s.text + s.notes]
+        lines += [textwrap.fill(f"({x.title}: {x.missing})", 100) for x in self.sections if x.missing]
         return "\n".join(lines)
 
     def to_html(self) -> str:
