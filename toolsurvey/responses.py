@@ -177,18 +177,23 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     for p in payloads:
         acc = accs.setdefault(p.tool, _ToolAcc())
         acc.payloads += 1
-        measured = enc.payload(p)
-        acc.measured += measured
         acc.add_special("(images)", p.image_tokens)
         if not p.is_json:
+            measured = enc.payload(p)
+            acc.measured += measured
             acc.add_special("(text)", measured - p.image_tokens)
             continue
         texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
         if method == "offsets":
             per_frag = _attribute(texts, enc)
+            # a result sent as compact JSON is its fragments: no need to encode it a second time
+            same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
+            measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
         else:
             per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
             gap += int(per_frag.sum()) - enc.count("".join(texts))
+            measured = enc.payload(p)
+        acc.measured += measured
         n = len(acc.table)
         own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
         acc.add(own, np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n))
