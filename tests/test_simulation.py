@@ -83,6 +83,29 @@ def test_worked_example_by_hand(caching, dollars):
     assert run.steps["cost"].sum() == pytest.approx(dollars, rel=1e-12)
 
 
+def test_worked_example_with_the_accuracy_effect():
+    # 25 tools: wrong 16%, success 77%; 2 x 1.16 = 2.32 calls, priced between 2 calls (3 requests)
+    # and 3 calls (4 requests). Inputs 6,100 / 6,550 / 7,000 / 7,450; the 6,000-token prefix is
+    # written once, then read.
+    two = (6_000 * 3.75 + (100 + 550 + 1_000) * 3 + 2 * 6_000 * 0.30 + (2 * 50 + 200) * 15) / 1e6
+    three = (6_000 * 3.75 + (100 + 550 + 1_000 + 1_450) * 3 + 3 * 6_000 * 0.30 + (3 * 50 + 200) * 15) / 1e6
+    run = ts.simulate(None, ts.Scenario(caching="prefix", **{**WORKED, "registry_size": 25, "accuracy": True}))
+    assert run.summary["expected_requests"] == pytest.approx(3.32)
+    assert run.summary["cost_per_task"] == pytest.approx(two + 0.32 * (three - two), rel=1e-12)
+    assert run.summary["cost_per_task"] == pytest.approx(0.037758, rel=1e-12)
+    assert run.summary["cost_per_completed_task"] == pytest.approx(0.037758 / 0.77, rel=1e-12)
+    assert list(run.steps["weight"]) == pytest.approx([1, 1, 1, 0.32])
+    assert list(run.steps["output"]) == pytest.approx([50, 50, 0.68 * 200 + 0.32 * 50, 200])
+    assert (run.steps["weight"] * run.steps["cost"]).sum() == pytest.approx(0.037758, rel=1e-12)
+
+
+def test_auto_render_charges_the_provider_overhead_on_every_request():
+    # Anthropic's documented tool-use system prompt for Claude 4 models with tool_choice auto: 346 tokens.
+    run = ts.simulate(REG, ts.Scenario(render="auto", steps=5, **QUIET))
+    assert run.summary["overhead_tokens_per_task"] == 5 * 346
+    assert run.assumptions["overhead_tokens"] == 346
+
+
 def test_minimum_cacheable_length_is_respected():
     # Claude Haiku 4.5 caches nothing under 4,096 tokens: the 3,000-token prefix is all uncached.
     run = ts.simulate(None, ts.Scenario(caching="prefix", **{**WORKED, "model": "claude-haiku-4-5"}))
@@ -391,6 +414,18 @@ def test_cli_table_json_csv(cli, tmp_path):
     code, out, _ = cli("simulate", "--tool-tokens", "180", "--registry-size", "20", "--steps", "9", "--no-accuracy",
                        "--format", "csv")
     assert code == 0 and out.splitlines()[1].split(",")[9] == "32400.0"
+
+
+def test_cli_monte_carlo_and_scenario_file(cli):
+    code, out, _ = cli("simulate", "--tool-tokens", "180", "--registry-size", "20", "--steps", "9",
+                       "--samples", "200", "--seed", "3")
+    assert code == 0 and "Monte Carlo (200 tasks, seed 3)" in out and "p99" in out
+    if OPS.exists():
+        code, out, _ = cli("simulate", OPS, "--scenario", ROOT / "data/scenarios/ops_assistant.toml",
+                           "--format", "json")
+        doc = json.loads(out)
+        assert code == 0 and doc["rows"][0]["strategy"] == "phases"
+        assert [p["name"] for p in doc["assumptions"]["phases"]] == ["investigate", "act", "escalate"]
 
 
 @pytest.mark.parametrize("argv, msg", [

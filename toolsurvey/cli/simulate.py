@@ -103,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sweep(reg, base, **axes)
-        one = simulate(reg, base, **axes) if len(table) == 1 and (axes.get("samples") or base.samples) else None
+        single = {k: v[0] if isinstance(v, list) else v for k, v in axes.items()}
+        one = simulate(reg, base, **single) if len(table) == 1 and (axes.get("samples") or base.samples) else None
     print_warnings(sorted({str(w.message) for w in caught}))
     a = table.attrs["assumptions"]
     out = table[COLUMNS]
