@@ -24,7 +24,7 @@ from .registry import Registry
 from .tokens import DEFAULT_ENCODING, count
 
 COLUMNS = ["line", "timestamp", "session", "server", "tool", "arguments", "response_tokens",
-           "tokens_estimated", "outcome"]
+           "tokens_estimated", "outcome", "response"]
 _ALIASES = {
     "tool": ("tool", "name", "tool_name"),
     "timestamp": ("timestamp", "ts", "time"),
@@ -162,7 +162,8 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
         session = _first(rec, "session")
         server = _first(rec, "server")
         rows.append((line, ts, None if session is None else str(session), None if server is None else str(server),
-                     tool.strip(), _canonical(_first(rec, "arguments")), tokens, estimated, _outcome(rec)))
+                     tool.strip(), _canonical(_first(rec, "arguments")), tokens, estimated, _outcome(rec),
+                     rec.get("response")))  # kept so a plan can trim real payloads
     if not rows:
         found = f"{len(problems)} unreadable line(s)" if problems else "no records"
         raise InputError(f"{where}: no tool calls found ({found}); expected CSV or JSON Lines with a 'tool' field")
