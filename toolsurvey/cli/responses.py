@@ -34,7 +34,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     t.add_argument("--serialize", default=None, choices=SERIALIZATIONS,
                    help="send results as compact JSON, pretty JSON, CSV or a Markdown table")
     p.add_argument("--depth", type=int, default=None, metavar="N", help="with --by field: only paths up to depth N")
-    p.add_argument("--top", type=int, default=None, metavar="N", help="only the N largest rows")
+    p.add_argument("--top", type=int, default=None, metavar="N",
+                   help="only the N largest rows (with --by field or rank: per tool)")
     add_output_args(p)
 
 
@@ -90,7 +91,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         out = response_stats(table)
     if args.top is not None:
-        out = out.head(args.top) if args.by in ("field", "rank", "step") else out.nlargest(args.top, "tokens")
+        if args.by in ("field", "rank"):
+            out = out.groupby("tool", sort=False).head(args.top)  # the N costliest paths of each tool
+        else:
+            out = out.head(args.top) if args.by == "step" else out.nlargest(args.top, "tokens")
     print_warnings(warnings)
     emit(out.reset_index(drop=True), args.format, args.output, header)
     return 0
