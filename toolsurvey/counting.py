@@ -510,13 +510,13 @@ def exact_footprint(reg: Registry, target: str, *, base: str | None = None, cach
         splits.insert(0, f"the registry is too large for one request; counted in {len(p.chunks)} parts")
     method = (f"exact counts from {p.provider.name}'s token-counting endpoint for {p.model} "
               f"({client.stats.sent + client.stats.cached} requests: {client.stats.sent} sent, "
-              f"{client.stats.cached} from the cache); overhead {att.overhead_method}; residual of "
+              f"{client.stats.cached} from the cache, {client.stats.retries} retried); overhead {att.overhead_method}; residual of "
               f"{att.residual:+d} spread over the items in proportion to their own counts (largest remainder); "
               f"parts split in proportion to the offline {render_note} parts")
     if splits:
         method += "; " + "; ".join(splits)
     table.attrs.update(
-        encoding=f"{p.provider.name}:{p.model}", render=offline.attrs["render"], model=p.model,
+        encoding=f"{p.provider.name}'s own tokenizer (exact)", render=offline.attrs["render"], model=p.model,
         tool_choice=offline.attrs.get("tool_choice"), method=method,
         warnings=list(reg.warnings) + splits, sources=list(reg.sources),
         exact={"provider": p.provider.name, "model": p.model, "url": client.url,
