@@ -174,7 +174,8 @@ def profile(table: ToolTable, sc: Scenario) -> Profile:
     if sc.strategy == "phases":
         prefix, visible, block, label, sets = [], [], [], [], {}
         for ph in sc.phase_list():
-            idx = _cap(_phase_tools(table, ph), sc.visible, f"of phase {ph.name!r}", warnings)
+            idx = _phase_tools(table, ph)  # a cap above a phase's size is normal: no warning
+            idx = idx if sc.visible is None else idx[:sc.visible]
             tok = _set_tokens(table, idx)
             b = sets.setdefault(tuple(idx), len(sets))  # phases showing the same tools share a cache entry
             prefix += [tok] * ph.steps
