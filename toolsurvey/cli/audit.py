@@ -1,0 +1,63 @@
+"""`toolsurvey audit`: contract defects that cost tokens, steps or safety, ranked by impact."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "find tool-contract defects (descriptions, schemas, names, near-duplicates, poisoning), ranked by impact"
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ..auditing import SEVERITIES
+    from ._common import add_output_args, add_registry_args
+
+    add_registry_args(p)
+    p.add_argument("--fail-on", dest="fail_on", choices=SEVERITIES, default=None,
+                   help="exit 1 when any finding is at this severity or above (security ranks above error)")
+    p.add_argument("--rules", default=None, help="only these rules (comma-separated ids or globs, e.g. 'schema-*')")
+    p.add_argument("--config", default=None, metavar="FILE",
+                   help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")
+    p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
+    p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
+    add_output_args(p, formats=FORMATS)
+
+
+def header(findings, tools: int) -> str:
+    from ..auditing import SEVERITIES
+
+    counts = findings["severity"].value_counts()
+    per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"
+    saving = int(findings.loc[findings["tokens"] > 0, "tokens"].sum())
+    cost = int(-findings.loc[findings["tokens"] < 0, "tokens"].sum())
+    return (f"{len(findings):,} findings on {findings[['server', 'tool']].drop_duplicates().shape[0]:,} of "
+            f"{tools:,} tools ({per}); the fixes that cut text save {saving:,} tokens per request, the ones "
+            f"that add text cost {cost:,} (tokens: + saves, - costs, per request)")
+
+
+def markdown(df, head: str) -> str:
+    from .._markdown import table
+
+    numeric = [i for i, c in enumerate(df.columns) if c in ("tokens", "findings", "tools", "group")]
+    rows = [["" if v is None or v != v else v for v in r] for r in df.itertuples(index=False)]
+    return f"{head}\n\n" + table(list(df.columns), rows, right=numeric) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..auditing import audit, fails, summary
+    from ._common import emit, load_registry, write
+
+    reg = load_registry(args)
+    rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
+    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding)
+    out = summary(findings) if args.by == "rule" else findings
+    if args.format == "table" and args.by == "finding":
+        out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]
+    head = header(findings, len(reg))
+    if args.format == "table" and out.empty:
+        write(head + "\n", args.output)
+    elif args.format == "markdown":
+        write(markdown(out, head), args.output)
+    else:
+        emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head)
+    return 1 if args.fail_on and fails(findings, args.fail_on) else 0

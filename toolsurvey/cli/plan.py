@@ -1,0 +1,121 @@
+"""`toolsurvey plan`: a consolidation plan with its simulated before/after table."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+HELP = "plan deletions, merges, trims and phase gating from usage logs, and simulate before and after"
+FORMATS = ("table", "csv", "json", "markdown")
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ._common import add_output_args, add_registry_args
+
+    add_registry_args(p)
+    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL) for unused tools and result sizes")
+    p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
+    p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
+    p.add_argument("--window-days", dest="window_days", type=float, default=90,
+                   help="a tool not called in this many days is unused (default: %(default)s)")
+    p.add_argument("--no-delete", dest="delete", action="store_false", help="do not delete unused tools")
+    p.add_argument("--no-merge", dest="merge", action="store_false", help="do not merge near-duplicates")
+    p.add_argument("--no-trim", dest="trim", action="store_false", help="do not trim tool results")
+    p.add_argument("--unphased", choices=("all", "hide"), default="all",
+                   help="tools matching no phase: visible in every phase (default) or hidden")
+    p.add_argument("--config", default=None, metavar="FILE", help="TOML overriding assumptions/audit.toml")
+    p.add_argument("--show", choices=("summary", "actions", "stages"), default="summary",
+                   help="the table printed for csv/json output (table/markdown print all)")
+    add_output_args(p, formats=FORMATS)
+
+
+def _fmt(v: float, unit: str) -> str:
+    if v != v:
+        return "-"
+    if unit == "share":
+        return f"{v:.1%}"
+    if unit == "USD":
+        return f"${v:,.4f}" if abs(v) < 1 else f"${v:,.2f}"
+    return f"{v:,.1f}" if v != int(v) and abs(v) < 100 else f"{v:,.0f}"
+
+
+def _pretty(table):
+    import pandas as pd
+
+    rows = []
+    for r in table.itertuples(index=False):
+        change = "-" if r.change_share != r.change_share else f"{r.change_share:+.0%}"
+        delta = _fmt(r.change, r.unit) if r.unit != "share" else (
+            "-" if r.change != r.change else f"{r.change * 100:+.1f} points")
+        rows.append({"": r.metric, "before": _fmt(r.before, r.unit), "after": _fmt(r.after, r.unit),
+                     "change": delta, "%": change})
+    return pd.DataFrame(rows)
+
+
+def _assumption_lines(assumptions: dict) -> list[str]:
+    out = []
+    for k, v in assumptions.items():
+        if isinstance(v, dict) and "points" in v:
+            pts = ", ".join(f"{p['visible']:g} tools: {p['wrong']:.0%} wrong / {p['success']:.0%} success"
+                            for p in v["points"])
+            v = f"{pts} ({v.get('interpolation')}, {v.get('outside')} outside; {v.get('source')})"
+        elif isinstance(v, (dict, list)):
+            v = json.dumps(v, ensure_ascii=False)
+        out.append(f"{k}: {v}")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..planning import plan
+    from ._common import emit, load_registry, print_warnings, render_table, write
+
+    reg = load_registry(args)
+    p = plan(reg, usage=args.usage, phases=args.phases, scenario=args.scenario, delete_unused=args.delete,
+             merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
+             config=args.config)
+    print_warnings(p.warnings)
+    actions = p.actions_table()
+    counts = actions["kind"].value_counts()
+    head = (f"plan for {len(reg):,} tools: " + (", ".join(f"{int(counts[k])} {k}" for k in ("delete", "merge", "trim", "gate")
+                                                          if k in counts) or "no actions")
+            + f"; simulated with {p.assumptions['model']} (before: every tool visible)")
+    if args.format in ("csv", "json") and args.show != "summary":
+        emit(actions if args.show == "actions" else p.stages, args.format, args.output)
+        return 0
+    if args.format == "csv":
+        emit(p.table, "csv", args.output)
+        return 0
+    if args.format == "json":
+        doc = {"table": json.loads(p.table.to_json(orient="records")),
+               "actions": json.loads(actions.to_json(orient="records")),
+               "stages": json.loads(p.stages.to_json(orient="records")),
+               "assumptions": json.loads(json.dumps(p.assumptions, default=str)), "warnings": p.warnings}
+        write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", args.output)
+        return 0
+    shown = actions.assign(tokens_per_request=actions["tokens_per_request"].round(0).astype("int64"),
+                           tokens_per_task=actions["tokens_per_task"].round(0).astype("int64"))
+    shown = shown[["kind", "target", "tokens_per_request", "tokens_per_task", "detail"]]
+    stages = p.stages.round({"mean_visible": 1, "tool_tokens_per_request": 0, "steps_per_task": 2,
+                             "wrong_rate": 3, "success": 3, "input_tokens_per_task": 0, "cost_per_task": 4,
+                             "cost_per_completed_task": 4})
+    if args.format == "markdown":
+        from .._markdown import table
+
+        def md(df, right):
+            return table(list(df.columns), [list(r) for r in df.itertuples(index=False)], right=right)
+
+        text = "\n\n".join([f"**{head}**", md(_pretty(p.table), [1, 2, 3, 4]), "### Actions",
+                            md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
+                            "\n".join(f"- {_escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
+    else:
+        text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task):",
+                            render_table(shown), "stages (each simulated):", render_table(stages),
+                            "assumptions:", "\n".join("  " + line for line in _assumption_lines(p.assumptions))]) + "\n"
+    write(text, args.output)
+    return 0
+
+
+def _escape(text: str) -> str:
+    from .._markdown import escape
+
+    return escape(text)
