@@ -259,3 +259,8 @@ def test_missing_path_and_bad_cap_are_input_errors(tmp_path):
         ts.measure_responses({"a": 1}, cap=0)
     with pytest.raises(InputError, match="unknown attribution method"):
         ts.field_costs({"a": 1}, method="guess")
+
+
+def test_unknown_trimming_options_are_named():
+    with pytest.raises(InputError, match="unknown trimming option.*kep"):
+        ts.measure_responses({"a": 1}, trimming={"kep": "a"})

@@ -112,3 +112,20 @@ def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, server
     assert code == 2 and "HTTP 404" in err and "abc123" not in err and "s3cr3t" not in err
     code, _, err = cli("responses", url, "--header", "no colon s3cr3t")
     assert code == 2 and "Name: value" in err and "s3cr3t" not in err
+
+
+def test_bad_trimming_options_fail_fast_with_exit_2(cli):
+    code, _, err = cli("responses", ISSUES, "--truncate", "-1")
+    assert code == 2 and "truncate needs a limit >= 0" in err
+    code, _, err = cli("responses", ISSUES, "--max-items", "-3")
+    assert code == 2 and "max_items must be >= 0" in err
+    code, _, err = cli("responses", ISSUES, "--keep", "[]")
+    assert code == 2 and "names no field" in err
+
+
+def test_a_folder_is_searched_for_samples_not_docs(cli):
+    code, out, err = cli("responses", DATA / "responses", "--by", "payload", "--format", "json")
+    assert code == 0, err
+    sources = [r["source"] for r in json.loads(out)]
+    assert not any(s.endswith("README.md") for s in sources)
+    assert sum(s.endswith(".json") for s in sources) == 5 and any(".jsonl:" in s for s in sources)

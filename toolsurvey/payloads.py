@@ -20,6 +20,7 @@ from . import _jsontree
 from .errors import InputError
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson")
+SAMPLE_SUFFIXES = (".json", ".txt", "") + TRACE_SUFFIXES  # what a folder is searched for
 MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
 MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
@@ -298,7 +299,8 @@ def read_trace(path: Path, text: str, warnings: list[str], server: str | None) -
 
 def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*")
-                  if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+                  if p.is_file() and p.suffix.lower() in SAMPLE_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
 def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
@@ -329,7 +331,7 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
             if path.is_dir():
                 files = _files(path)
                 if not files:
-                    warnings.append(f"{path}: folder has no files")
+                    warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
             elif path.is_file():
                 files = [path]
             else:

@@ -20,6 +20,10 @@ _EMPTY = (None, "", [], {})
 _END = None  # trie key marking "keep/drop everything beneath"
 
 
+class TooDeep(InputError):
+    """A payload nested deeper than the trimming strategies walk."""
+
+
 class Omitted(str):
     """The marker that stands in for list items left out by `cap_lists`."""
 
@@ -290,6 +294,13 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     """
     encoding = encoding or DEFAULT_ENCODING
     enc = get_encoding(encoding)
+    if serialize not in SERIALIZATIONS:
+        raise InputError(f"unknown serialization {serialize!r}; expected one of: {', '.join(SERIALIZATIONS)}")
+    if max_items is not None and max_items < 0:
+        raise InputError(f"max_items must be >= 0, found {max_items}")
+    if truncate is not None and (truncate < 0 or truncate_unit not in ("chars", "tokens")):
+        raise InputError(f"truncate needs a limit >= 0 and unit chars or tokens, found {truncate} {truncate_unit}")
+    _trie(parse_paths(keep)), _trie(parse_paths(drop))  # malformed paths fail here, before any work
 
     def count(text: str) -> int:
         return len(enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())) if text else 0
@@ -304,7 +315,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     if payload.is_json:
         value = payload.value
         if (structural or truncate is not None or serialize != "json") and _jsontree.depth(value) > MAX_DEPTH:
-            raise InputError(f"{payload.source or 'payload'} nests {_jsontree.depth(value):,} levels deep; "
+            raise TooDeep(f"{payload.source or 'payload'} nests {_jsontree.depth(value):,} levels deep; "
                              f"trimming walks at most {MAX_DEPTH} (measuring works at any depth)")
     else:
         value = payload.text
@@ -355,12 +366,16 @@ def trim_many(payloads: list[Payload], encoding: str | None = None, **options: A
     """Trim each payload; returns (tokens after, per step summed over payloads, warnings). A payload that
     cannot be trimmed keeps its size, with a warning; a keep or drop path that matches nothing in
     any result is warned once (not per result, since a trace mixes tools with different fields)."""
+    unknown = set(options) - {"keep", "drop", "drop_empty", "truncate", "truncate_unit", "max_items", "serialize"}
+    if unknown:
+        raise InputError(f"unknown trimming option(s): {', '.join(sorted(unknown))}; expected keep, drop, "
+                         "drop_empty, truncate, truncate_unit, max_items or serialize")
     after, totals, warnings = [], {}, []
     never = {k: set(parse_paths(options.get(k))) for k in ("keep", "drop")}
     for p in payloads:
         try:
             t = trim(p, encoding=encoding, **options)
-        except InputError as e:
+        except TooDeep as e:
             after.append(trim(p, encoding=encoding).tokens_before)  # no strategy: measures at any depth
             warnings.append(f"not trimmed: {e}")
             continue
