@@ -51,7 +51,7 @@ def test_by_payload_table_with_broken_trace_lines_warns_on_stderr(cli, tmp_path)
     p.write_text('{"tool":"a","result":{"x":1}}\nnot json\n')
     code, out, err = cli("responses", p, "--by", "payload")
     assert code == 0 and f"{p}:2: not JSON" in err
-    assert "1 results from 1 tools" in out
+    assert "1 result from 1 tool:" in out
 
 
 def test_bad_inputs_exit_2_with_one_line_and_no_traceback(cli, tmp_path):

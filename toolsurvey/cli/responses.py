@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     warnings = warnings + [w for w in table.attrs["warnings"] if w not in warnings]
     total = int(table["tokens"].sum())
     over = int(table["over_cap"].sum())
-    header = (f"{len(table):,} results from {table['tool'].nunique():,} tools: {total:,} tokens "
+    n, tools = len(table), table["tool"].nunique()
+    header = (f"{n:,} result{'s' * (n != 1)} from {tools:,} tool{'s' * (tools != 1)}: {total:,} tokens "
               f"({table.attrs['encoding']}); {over:,} over the {args.cap:,}-token cap")
     if trimming:
         after = int(table["trimmed"].sum())
