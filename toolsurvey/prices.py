@@ -34,6 +34,7 @@ class Price:
     provider: str = ""
     source: str = ""
     as_of: str = ""
+    note: str = ""  # what is uncertain about this row, if anything
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -46,7 +47,7 @@ def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
         raise InputError(f"prices for {model!r} ({origin}) miss {', '.join(missing)}; "
                          f"every model needs {', '.join(PRICE_FIELDS)}")
     known = {f.name for f in fields(Price)} - {"model"}
-    unknown = sorted(set(row) - known - {"aliases", "note"})
+    unknown = sorted(set(row) - known - {"aliases"})
     if unknown:
         raise InputError(f"prices for {model!r} ({origin}): unknown field(s) {', '.join(unknown)}; "
                          f"expected {', '.join(sorted(known))}")
@@ -59,7 +60,7 @@ def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
     if values["context_window"] <= 0:
         raise InputError(f"prices for {model!r} ({origin}): context_window must be positive")
     return Price(model=model, provider=str(row.get("provider", "")), source=str(row.get("source", origin)),
-                 as_of=str(row.get("as_of", "")), **values)
+                 as_of=str(row.get("as_of", "")), note=str(row.get("note", "")), **values)
 
 
 def bundled_prices() -> dict[str, Price]:
