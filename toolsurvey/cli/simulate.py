@@ -119,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
         acc = curve if isinstance(curve, str) else f"{curve['source']} ({curve['outside']} outside the measured range)"
         prices = "; ".join(f"{p['model']} ${p['input']:g}/${p['output']:g} in/out per M tokens, "
                            f"cache write ${p['cache_write']:g}, read ${p['cache_read']:g} ({p['source']}, {p['as_of']})"
+                           + (f" [note: {p['note']}]" if p.get("note") else "")
                            for p in a["prices"].values())
         header = "\n".join([
             f"{len(out):,} scenario(s); tools measured by: {a['tool_tokens_method']}",
