@@ -108,9 +108,13 @@ def test_sensitivity_doubles_with_task_volume(small):
     head, rows = table_rows(soup_of(small), "sensitivity")
     row = next(r for r in rows if r[0] == "Tasks per day")
     low, base, high = (number(row[head.index(c)]) for c in
-                       ("Cost per month low usd", "Cost per month base usd", "Cost per month high usd"))
-    assert low == pytest.approx(base / 2, abs=0.01) and high == pytest.approx(base * 2, abs=0.01)
+                       ("Cost per month low", "Cost per month base", "Cost per month high"))
     data = small.tables["sensitivity"].data.set_index("assumption")
+    exact = data.loc["Tasks per day"]
+    assert exact["cost_per_month_low_usd"] == pytest.approx(exact["cost_per_month_base_usd"] / 2)
+    assert exact["cost_per_month_high_usd"] == pytest.approx(exact["cost_per_month_base_usd"] * 2)
+    assert (low, base, high) == pytest.approx((exact["cost_per_month_low_usd"], exact["cost_per_month_base_usd"],
+                                               exact["cost_per_month_high_usd"]), abs=0.5)  # as shown, rounded
     assert data.loc["Steps per task", "cost_per_month_low_usd"] < data.loc["Steps per task", "cost_per_month_high_usd"]
 
 
@@ -305,3 +309,32 @@ def test_usage_section_matches_the_log(tmp_path):
     saving = simulate(REG, sc).summary["cost_per_month"] - simulate(without, sc).summary["cost_per_month"]
     [(label, shown)] = [lv for lv in rep.levers if "never called" in lv[0]]
     assert shown == pytest.approx(saving) and label.startswith("Remove the 1 tool the usage log")
+
+
+def test_plan_section_equals_plan_called_separately():
+    import warnings
+
+    from toolsurvey.planning import plan
+    from toolsurvey.usage import load_usage
+
+    reg = ts.load("data/registries/ops_assistant.json")
+    usage = load_usage("data/usage/ops_assistant.jsonl")
+    sc = scenario(steps=6, system_prompt_tokens=1200)
+    rep = ts.report(reg, scenario=sc, usage=usage)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = plan(reg, usage=usage, scenario=sc, window_days=90)
+    pd.testing.assert_frame_equal(rep.tables["plan"].data, p.table)
+    stages = rep.tables["plan_stages"].data
+    months = [p.runs[k].summary["cost_per_month"] for k in ("before", "delete", "merge", "trim", "after")]
+    assert list(stages["cost_per_month_usd"]) == pytest.approx(months)
+    # Each stage's saving is the drop from the stage before; they add up to the plan's whole saving.
+    assert stages["saving_per_month_usd"].sum() == pytest.approx(months[0] - months[-1])
+    soup = soup_of(rep)
+    head, rows = table_rows(soup, "plan")
+    shown = {r[0]: r for r in rows}
+    assert number(shown["tools registered"][1]) == len(reg) and number(shown["tools registered"][2]) == len(p.after)
+    # "Never called" in the usage section names the tools the plan deletes.
+    deleted = {a.target for a in p.actions if a.kind == "delete"}
+    never = rep.tables["never_called"].data
+    assert {f"{s}/{t}" for s, t in zip(never["server"], never["tool"], strict=True)} == deleted

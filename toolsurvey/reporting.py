@@ -20,6 +20,7 @@ from .errors import InputError
 from .measure import by_server, footprint, request_total, tools_only
 
 FORMATS = ("html", "markdown", "csv")
+USAGE_WINDOW_DAYS = 90  # "never called" means: not in the log's last 90 days (seed 001's audit window)
 
 # Column name -> (label a reader sees, format). Formats: int, pct, usd, float, text.
 COLUMNS = {
@@ -29,6 +30,13 @@ COLUMNS = {
     "part": ("Part of the definition", "text"), "description": ("Description", "int"),
     "schema": ("Schema", "int"), "param_descriptions": ("Parameter descriptions", "int"),
     "name": ("Name", "int"), "structure": ("JSON structure", "int"),
+    "mean_visible": ("Tools visible (mean)", "float1"), "steps_per_task": ("Requests per task", "float1"),
+    "success": ("Task success", "pct"), "wrong_rate": ("Wrong tool calls", "pct"),
+    "call_share": ("Share of calls", "pct"), "response_tokens_mean": ("Mean result tokens", "int"),
+    "response_tokens_total": ("Result tokens in the log", "int"),
+    "repeated": ("Repeated identical calls", "int"), "errors": ("Errors", "int"),
+    "cost_per_completed_task": ("Cost per completed task", "usd"),
+    "tokens_per_request": ("Tokens saved per request", "int"), "tokens_per_task": ("Tokens saved per task", "int"),
 }
 
 
@@ -50,6 +58,7 @@ class Table:
     caption: str
     data: pd.DataFrame
     note: str = ""
+    shown: pd.DataFrame | None = None  # text cells to show instead of `data` (rows with mixed units)
 
 
 @dataclass
@@ -155,10 +164,12 @@ class _Inputs:
     top: int = 15
     scenario: Any = None
     run: Any = None  # the simulation of the scenario, when the simulation module is present
-    usage: Any = None
+    usage: Any = None  # usage.summarize table
+    usage_log: Any = None  # the Usage it was made from
     findings: pd.DataFrame | None = None
     missing: dict[str, str] = field(default_factory=dict)  # input -> why it is missing
     levers: list[tuple[str, float]] = field(default_factory=list)
+    plan_line: str = ""
 
 
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
@@ -180,7 +191,8 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
         inp.run = _simulate(reg, inp.scenario)
     inp.findings = _audit(reg, inp)
     inp.usage = _usage(usage, reg, inp)
-    sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), _plan(inp),
+    planned = _plan(inp)  # before the summary, which quotes the plan's result
+    sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), planned,
                 _sensitivity(inp), _method(inp)]
     n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
@@ -234,8 +246,9 @@ def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
         return None
     from .usage import summarize
 
-    loaded = load_usage(usage) if isinstance(usage, (str, os.PathLike)) else usage
-    return summarize(loaded, reg, window_days=None)
+    inp.usage_log = load_usage(usage) if isinstance(usage, (str, os.PathLike)) else usage
+    # The same 90-day window as the plan's "never called", so both name the same tools.
+    return summarize(inp.usage_log, reg, window_days=USAGE_WINDOW_DAYS)
 
 
 def _fmt_int(v: float) -> str:
@@ -245,6 +258,8 @@ def _fmt_int(v: float) -> str:
 def _usd(v: float) -> str:
     if v != v:  # NaN: the simulation did not price it (over the context window)
         return "not priced"
+    if v == 0:
+        return "$0"
     return f"${v:,.0f}" if abs(v) >= 100 else f"${v:,.2f}" if abs(v) >= 0.1 else f"${v:,.4f}"
 
 
@@ -318,6 +333,8 @@ def _summary(inp: _Inputs) -> Section:
     if inp.levers:
         s.figures.append(Headline("top_lever_saving", "per month saved by the biggest lever",
                                   inp.levers[0][1], _usd(inp.levers[0][1])))
+    if inp.plan_line:
+        s.text.append(inp.plan_line)
     if "scenario" in inp.missing:
         s.notes.append(inp.missing["scenario"].capitalize() + ".")
     return s
@@ -459,10 +476,71 @@ def _responses(inp: _Inputs) -> Section:
     return s
 
 
+_UNITS = {"tools": lambda v: f"{v:,.1f}".removesuffix(".0"), "tokens": lambda v: f"{v:,.0f}",
+          "requests": lambda v: f"{v:,.1f}", "share": lambda v: f"{v:.1%}", "USD": _usd}
+
+
 def _plan(inp: _Inputs) -> Section:
     s = Section("plan", "The consolidation plan: before and after")
-    s.missing = "Not written: the planning module (toolsurvey.planning) is not installed yet."
+    try:
+        from .planning import plan
+    except ImportError:
+        s.missing = "Not written: the planning module (toolsurvey.planning) is not installed."
+        return s
+    if inp.run is None:
+        s.missing = f"Not written: {inp.missing.get('simulation')}."
+        return s
+    import warnings
+
+    from .errors import ToolsurveyError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p = plan(inp.reg, usage=inp.usage_log, scenario=inp.scenario, window_days=USAGE_WINDOW_DAYS)
+    except ToolsurveyError as e:
+        s.missing = f"Not written: the plan could not be made for this registry and scenario ({e})."
+        return s
+    before, after = p.before_scenario, p.after_scenario
+    s.text.append(
+        "The plan deletes tools nobody calls, merges near-duplicates, trims long tool results and shows "
+        "each step of a task only the tools its phase needs; each stage is simulated with the same "
+        f"assumptions. It starts from the {before.strategy} strategy with tool results of "
+        f"{before.response_tokens.expected():,.0f} tokens"
+        + (" (the usage log's mean)" if inp.usage_log is not None else "")
+        + f", and ends with the {after.strategy} strategy and results of {after.response_tokens.expected():,.0f} tokens.")
+    if inp.usage_log is None:
+        s.notes.append("Without a usage log (--usage) the plan cannot delete unused tools or trim results.")
+    t = p.table
+    shown = pd.DataFrame({
+        "metric": t["metric"],
+        "before": [_UNITS.get(u, _fmt_int)(v) if v == v else "" for v, u in zip(t["before"], t["unit"], strict=True)],
+        "after": [_UNITS.get(u, _fmt_int)(v) if v == v else "" for v, u in zip(t["after"], t["unit"], strict=True)],
+        "change": [f"{c:+.0%}" if c == c else "" for c in t["change_share"]]})
+    s.tables.append(Table("plan", "Before and after the plan", t, shown=shown))
+    months = {k: float(r.summary["cost_per_month"]) for k, r in p.runs.items()}
+    if months["before"] > 0:
+        inp.plan_line = (f"The consolidation plan takes the cost from {_usd(months['before'])} to "
+                         f"{_usd(months['after'])} per month ({months['after'] / months['before'] - 1:+.0%}) "
+                         f"and the tools from {len(p.before):,} to {len(p.after):,}; see its section for "
+                         "what it starts from and each stage's saving.")
+    stages = p.stages.copy()
+    stages["cost_per_month_usd"] = [months[k] for k in stages["stage"]]
+    stages["saving_per_month_usd"] = (stages["cost_per_month_usd"].shift(1) - stages["cost_per_month_usd"]).fillna(0)
+    stages["stage"] = stages["stage"].map(_STAGES).fillna(stages["stage"])
+    s.tables.append(Table("plan_stages", "What each stage of the plan saves", stages[[
+        "stage", "tools", "mean_visible", "tool_tokens_per_request", "steps_per_task", "success",
+        "cost_per_completed_task", "cost_per_month_usd", "saving_per_month_usd"]]))
+    actions = p.actions_table().sort_values("tokens_per_task", ascending=False, kind="stable").head(inp.top)
+    s.tables.append(Table("plan_actions", f"The {len(actions)} actions that save the most tokens per task",
+                          actions[["kind", "target", "detail", "tokens_per_request", "tokens_per_task"]]
+                          .reset_index(drop=True)))
+    s.notes += [f"Plan: {w}" for w in p.warnings[:10]]
     return s
+
+
+_STAGES = {"before": "before", "delete": "after deleting unused tools", "merge": "after merging near-duplicates",
+           "trim": "after trimming tool results", "after": "after phase gating (the plan)"}
 
 
 def _sensitivity(inp: _Inputs) -> Section:
@@ -555,25 +633,34 @@ def _cell(v: Any, fmt: str) -> str:
     if fmt == "pct":
         return f"{float(v):.1%}"
     if fmt == "usd":
-        return f"${float(v):,.2f}"
+        return _usd(float(v))
     if fmt == "float":
         return f"{float(v):,.2f}"
+    if fmt == "float1":
+        return f"{float(v):,.1f}"
     return str(v)
 
 
 def _columns(df: pd.DataFrame) -> list[tuple[str, str, str]]:
     out = []
     for c in df.columns:
-        label, fmt = COLUMNS.get(c, (c.replace("_", " ").capitalize(), ""))
+        label, fmt = COLUMNS.get(c, (c.removesuffix("_usd").replace("_", " ").capitalize(), ""))
         if not fmt:
             fmt = ("usd" if c.endswith("_usd") else "pct" if c.endswith("share") else
-                   "int" if pd.api.types.is_integer_dtype(df[c]) else
+                   "int" if pd.api.types.is_integer_dtype(df[c]) or (
+                       "tokens" in c and pd.api.types.is_numeric_dtype(df[c])) else
                    "float" if pd.api.types.is_float_dtype(df[c]) else "text")
         out.append((c, label, fmt))
     return out
 
 
 def _rows(t: Table) -> tuple[list[dict], list[list[str]]]:
+    """Headers (label, numeric?) and formatted cells of a table, as both HTML and Markdown show them."""
+    if t.shown is not None:
+        num = [c != t.shown.columns[0] for c in t.shown.columns]
+        headers = [{"label": COLUMNS.get(c, (c.replace("_", " ").capitalize(), ""))[0], "num": n}
+                   for c, n in zip(t.shown.columns, num, strict=True)]
+        return headers, [[str(v) for v in row] for row in t.shown.itertuples(index=False)]
     cols = _columns(t.data)
     headers = [{"label": label, "num": fmt != "text"} for _, label, fmt in cols]
     rows = [[_cell(v, fmt) for v, (_, _, fmt) in zip(row, cols, strict=True)]
@@ -668,12 +755,10 @@ def _render_markdown(r: Report) -> str:
                              right=(1,)), ""]
         out += [f"- {md.escape(b)}" for b in s.bullets] + ([""] if s.bullets else [])
         for t in s.tables:
-            cols = _columns(t.data)
-            rows = [[_cell(v, fmt) for v, (_, _, fmt) in zip(row, cols, strict=True)]
-                    for row in t.data.itertuples(index=False)]
+            headers, rows = _rows(t)
             out += [f"**{md.escape(t.caption)}**", "",
-                    md.table([label for _, label, _ in cols], rows,
-                             right=[i for i, (_, _, fmt) in enumerate(cols) if fmt != "text"]), ""]
+                    md.table([h["label"] for h in headers], rows,
+                             right=[i for i, h in enumerate(headers) if h["num"]]), ""]
             if t.note:
                 out += [f"_{md.escape(t.note)}_", ""]
         out += [f"_{md.escape(p)}_\n" for p in s.notes]
