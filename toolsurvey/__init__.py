@@ -51,6 +51,13 @@ _EXPORTS = {
     "check": "budget",
     "Breach": "budget",
     "report": "reporting",
+    "audit": "auditing",
+    "RULES": "auditing",
+    "similar_pairs": "similarity",
+    "load_usage": "usage",
+    "Usage": "usage",
+    "plan": "planning",
+    "Plan": "planning",
     "Report": "reporting",
 }
 

@@ -200,6 +200,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     from .usage import load_usage
 
     cfg = load_config(config)
+    rule = _trim_rule(cfg, trim if isinstance(trim, dict) else None)  # checked before any work
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
     base = scenario or Scenario()
@@ -274,7 +275,6 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
         response_before = float(measured["response_tokens"].mean())
         response_after = response_before
         if trim:
-            rule = _trim_rule(cfg, trim if isinstance(trim, dict) else None)
             after_tokens, chosen = _trimmed_tokens(measured, rule, base.encoding or "o200k_base")
             response_after = float(after_tokens.mean())
             for key in chosen:

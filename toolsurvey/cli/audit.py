@@ -36,10 +36,12 @@ def header(findings, tools: int) -> str:
 
 
 def markdown(df, head: str) -> str:
+    import pandas as pd
+
     from .._markdown import table
 
     numeric = [i for i, c in enumerate(df.columns) if c in ("tokens", "findings", "tools", "group")]
-    rows = [["" if v is None or v != v else v for v in r] for r in df.itertuples(index=False)]
+    rows = [["" if pd.isna(v) else v for v in r] for r in df.itertuples(index=False)]
     return f"{head}\n\n" + table(list(df.columns), rows, right=numeric) + "\n"
 
 
