@@ -109,15 +109,14 @@ def _progress(stream):
 
 
 def _summary(reg) -> str:
+    """One row per server: status, tools, tokens (compact JSON, o200k_base), identity, protocol."""
     import pandas as pd
 
     from ..measure import footprint
     from ._common import render_table
 
-    tokens = {}
-    if len(reg):
-        table = footprint(reg)
-        tokens = table.groupby("server")["tokens"].sum().to_dict()
+    table = footprint(reg)
+    tokens = table.groupby("server")["tokens"].sum().to_dict()
     rows = []
     for name, s in reg.servers.items():
         info = s.info.get("serverInfo") or {}
@@ -125,4 +124,6 @@ def _summary(reg) -> str:
                      "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
                      "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
                      "protocol": s.info.get("protocolVersion", "")})
-    return render_table(pd.DataFrame(rows)) + "\n"
+    header = (f"{len(reg):,} tools from {len(reg.servers):,} servers: {int(table.tokens.sum()):,} tokens "
+              f"per request ({table.attrs['render']} rendering, {table.attrs['encoding']}, instructions included)")
+    return header + "\n\n" + render_table(pd.DataFrame(rows)) + "\n"
