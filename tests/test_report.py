@@ -338,3 +338,15 @@ def test_plan_section_equals_plan_called_separately():
     deleted = {a.target for a in p.actions if a.kind == "delete"}
     never = rep.tables["never_called"].data
     assert {f"{s}/{t}" for s, t in zip(never["server"], never["tool"], strict=True)} == deleted
+
+
+def test_written_report_is_readable_by_others_like_any_new_file(tmp_path, small):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        [path] = small.save(tmp_path / "r.html")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

@@ -145,14 +145,22 @@ class Report:
             folder = p.with_suffix("") if p.suffix.lower() == ".csv" else p
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                return [atomic_write(folder / name, text) for name, text in files.items()]
+                return [_shareable(atomic_write(folder / name, text)) for name, text in files.items()]
             except OSError as e:
                 raise InputError(f"cannot write {folder}: {e.strerror}") from None
         text = self.to_html() if format == "html" else self.to_markdown()
         try:
-            return [atomic_write(p, text)]
+            return [_shareable(atomic_write(p, text))]
         except OSError as e:
             raise InputError(f"cannot write {p}: {e.strerror}") from None
+
+
+def _shareable(path: Path) -> Path:
+    """Give a written report the permissions a new file gets (the temporary file was private)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o666 & ~mask)
+    return path
 
 
 # ---------------------------------------------------------------- building the data
@@ -593,24 +601,36 @@ def _method(inp: _Inputs) -> Section:
         if isinstance(curve, dict):
             pts = pd.DataFrame(curve.get("points", []))
             if not pts.empty:
-                pts = pts.rename(columns={"wrong": "wrong_tool_share", "success": "task_success_share"})
+                pts = pts.rename(columns={"visible": "tools_visible", "wrong": "wrong_tool_share",
+                                          "success": "task_success_share"})
+                if "tools_visible" in pts and (pts["tools_visible"] % 1 == 0).all():
+                    pts["tools_visible"] = pts["tools_visible"].astype("int64")
                 s.tables.append(Table("accuracy_curve", "Accuracy assumption: wrong tool calls and task success "
                                       "vs tools visible", pts,
                                       note=f"Source: {curve.get('source', '')}. Between points: "
                                            f"{curve.get('interpolation', '')}; outside: {curve.get('outside', '')}."))
         else:
             s.notes.append(f"Accuracy effect: {curve}.")
-        keep = ("name", "model", "steps", "strategy", "visible_set", "caching", "system_prompt_tokens",
-                "user_message_tokens", "call_tokens", "response_tokens", "answer_tokens", "wrong_call_steps",
-                "tasks_per_day", "days_per_month", "render", "tool_tokens_method")
-        rows = [{"assumption": k, "value": _plain(run.assumptions.get(k))} for k in keep
-                if run.assumptions.get(k) not in (None, "", [], {})]
+        rows = [{"assumption": label, "value": _plain(run.assumptions.get(k)), "field": k}
+                for k, label in _ASSUMPTIONS.items() if run.assumptions.get(k) not in (None, "", [], {})]
         s.tables.append(Table("assumptions", "Scenario assumptions", pd.DataFrame(rows)))
         s.notes += [f"Simulation warning: {w}" for w in run.warnings]
     for key, why in inp.missing.items():
         s.notes.append(f"Missing input ({key}): {why}.")
     s.notes += [f"Input: {src}" for src in a.get("sources", [])]
     return s
+
+
+# Scenario fields shown in the method section, in words a reader knows.
+_ASSUMPTIONS = {
+    "name": "scenario", "model": "model", "steps": "requests per task before wrong calls",
+    "strategy": "which tools each request carries", "visible_set": "visible set", "caching": "prompt caching",
+    "system_prompt_tokens": "system prompt (tokens)", "user_message_tokens": "user message (tokens)",
+    "call_tokens": "one tool call's output (tokens)", "response_tokens": "one tool result (tokens)",
+    "answer_tokens": "final answer (tokens)", "wrong_call_steps": "extra requests per wrong tool call",
+    "tasks_per_day": "tasks per day", "days_per_month": "days per month", "render": "tool rendering",
+    "tool_tokens_method": "tool definitions measured as",
+}
 
 
 def _plain(v: Any) -> str:
