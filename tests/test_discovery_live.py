@@ -245,6 +245,12 @@ def test_broken_http_endpoints_get_a_specific_error(sdk_http, path, headers, mes
     assert reg.servers["s"].tools == ()
 
 
+@pytest.mark.timeout(60)
+def test_http_endpoint_that_never_answers(sdk_http):
+    reg = discover(sdk_http + "/hang", name="s", connect_timeout=2)
+    assert failures(reg)["s"] == f"{sdk_http}/hang: no answer to initialize within 2 s (the timeout)"
+
+
 def test_nothing_listening(cli):
     code, _, err = cli("discover", f"http://127.0.0.1:{free_port()}/mcp", "--connect-timeout", "5")
     assert code == 1 and "cannot reach the server (ConnectError" in err

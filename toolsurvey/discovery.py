@@ -277,8 +277,10 @@ async def _http_transport(spec: ServerSpec, trace: _Trace, connect_timeout: floa
     from mcp.client.streamable_http import streamable_http_client
 
     async def record(response) -> None:
-        trace.http.append((response.status_code, response.reason_phrase,
-                           response.headers.get("content-type", "")))
+        # Only the POSTs carry requests; a 405 to the optional GET stream or the closing DELETE is normal.
+        if response.request.method == "POST":
+            trace.http.append((response.status_code, response.reason_phrase,
+                               response.headers.get("content-type", "")))
 
     timeout = httpx2.Timeout(connect_timeout, read=max(connect_timeout, 60.0))
     async with httpx2.AsyncClient(headers=spec.headers, timeout=timeout,

@@ -2,11 +2,12 @@
 
 `python sdk_http_server.py PORT [TOKEN]`: listens on 127.0.0.1:PORT at /mcp; with TOKEN, every
 request must carry `Authorization: Bearer TOKEN` or gets 401. Also serves /html (an HTML page),
-/status/CODE (that HTTP status) so the tests can meet broken endpoints over real HTTP.
+/status/CODE (that HTTP status) and /hang (no answer at all) so the tests can meet broken endpoints over real HTTP.
 """
 
 import sys
 
+import anyio
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 from starlette.responses import HTMLResponse, PlainTextResponse
@@ -40,6 +41,8 @@ inner = mcp.streamable_http_app()
 async def app(scope, receive, send):
     if scope["type"] == "http":
         path = scope["path"]
+        if path == "/hang":  # accepts the request and never answers
+            await anyio.sleep(3600)
         if path == "/html":
             return await HTMLResponse("<!doctype html><html><body>Welcome</body></html>")(scope, receive, send)
         if path.startswith("/status/"):
