@@ -113,7 +113,16 @@ def test_parts_are_attributed_where_the_text_is():
 def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
     """Attributed parts vs each part's runs encoded on their own: the documented bound."""
     from toolsurvey import render as R
-    from toolsurvey.measure import Counter, _merge_runs
+    from toolsurvey.measure import Counter
+
+    def runs_of(segs):  # contiguous text of one part
+        out = []
+        for text, part in segs:
+            if out and out[-1][1] == part:
+                out[-1] = (out[-1][0] + text, part)
+            elif text:
+                out.append((text, part))
+        return out
 
     counter = Counter()
     for tool in ts.load(OPS, DESK):
@@ -122,7 +131,7 @@ def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
         alone = dict.fromkeys(R.PARTS, 0)
         runs = dict.fromkeys(R.PARTS, 0)
         for segs in rendered.chunks:
-            for text, part in _merge_runs(segs):
+            for text, part in runs_of(segs):
                 alone[part] += ntok(text)
                 runs[part] += 1
         for part in R.PARTS:
@@ -245,3 +254,71 @@ def test_table_records_how_it_was_measured():
     assert a["render"] == "openai" and a["model"] == "gpt-4o" and "gpt-4o family" in a["method"]
     assert a["sources"] == [str(OPS)]
     assert any("U+200B" in w for w in a["warnings"])
+
+
+# --- a second, slow implementation of part attribution --------------------------------------------
+
+
+def _labelled_json(value, part, out, top=False):
+    """Compact JSON of `value` as (text, part) pieces, walking it key by key (the slow way)."""
+    key_part = {"name": "name", "description": "description", "inputSchema": "schema"}
+    if isinstance(value, dict):
+        out.append(("{", "structure" if top else part))
+        for i, (k, v) in enumerate(value.items()):
+            if top:
+                p = key_part.get(k, "other")
+            elif part == "schema" and k == "description" and isinstance(v, str):
+                p = "param_descriptions"
+            else:
+                p = part
+            out.append((("," if i else "") + compact(k) + ":", p))
+            _labelled_json(v, p, out)
+        out.append(("}", "structure" if top else part))
+    elif isinstance(value, list):
+        out.append(("[", part))
+        for i, v in enumerate(value):
+            out.append(("," if i else "", part))
+            _labelled_json(v, part, out)
+        out.append(("]", part))
+    else:
+        out.append((compact(value), part))
+
+
+def _slow_parts(tool: Tool) -> dict[str, int]:
+    from _oracle import encoding
+
+    obj = {"name": tool.name, **({"description": tool.description} if tool.description is not None else {}),
+           "inputSchema": tool.input_schema}
+    pieces = []
+    _labelled_json(obj, "structure", pieces, top=True)
+    labels = [p for text, p in pieces for _ in text.encode("utf-8")]  # one label per byte
+    enc = encoding("o200k_base")
+    out, offset = dict.fromkeys(PARTS[:-2], 0), 0
+    for token in enc.encode("".join(t for t, _ in pieces), disallowed_special=()):
+        out[labels[offset]] += 1
+        offset += len(enc.decode_single_token_bytes(token))
+    assert offset == len(labels)
+    return out
+
+
+@SETTINGS
+@given(st.lists(tools(), min_size=1, max_size=3))
+def test_part_attribution_equals_a_slow_byte_by_byte_implementation(tool_list):
+    reg = Registry.from_tools(tool_list)
+    table = tools_only(ts.footprint(reg))
+    for tool, (_, row) in zip(reg, table.iterrows(), strict=True):
+        assert {p: int(row[p]) for p in PARTS[:-2]} == _slow_parts(tool), tool.name
+
+
+def test_part_attribution_on_the_samples_equals_the_slow_implementation():
+    reg = ts.load(OPS, DESK)
+    table = tools_only(ts.footprint(reg))
+    for tool, (_, row) in zip(reg, table.iterrows(), strict=True):
+        assert {p: int(row[p]) for p in PARTS[:-2]} == _slow_parts(tool), tool.name
+
+
+def test_totals_only_table_has_no_part_breakdown():
+    table = ts.footprint(ts.load(DESK), parts=False)
+    assert table.attrs["parts"] is False
+    with pytest.raises(ts.InputError, match="parts=False"):
+        by_part(table)

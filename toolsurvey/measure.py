@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 
 import numpy as np
@@ -15,6 +17,8 @@ from .tokens import DEFAULT_ENCODING, get_encoding
 # Row-level parts besides the tool parts: the per-request overhead and server instructions.
 PARTS = R.PARTS + ("instructions", "overhead")
 DEFAULT_MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
+_INDEX = {p: i for i, p in enumerate(PARTS)}
+_JSON_RENDERINGS = ("json", "sent", "anthropic")
 
 
 @cache
@@ -30,44 +34,122 @@ def _byte_lengths(encoding: str) -> np.ndarray:
     return out
 
 
+def _as_tiktoken_sees(text: str) -> str:
+    """`text` with unpaired surrogates replaced by U+FFFD, as tiktoken does before encoding."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _normalized(segs: R.Segments) -> tuple[R.Segments, str]:
+    """Segments and their joined text free of unpaired surrogates. If tiktoken would pair two
+    halves that sit in different segments, the whole chunk goes to its first segment's part."""
+    fixed = [(_as_tiktoken_sees(t), p) for t, p in segs]
+    text = _as_tiktoken_sees("".join(t for t, _ in segs))
+    if text != "".join(t for t, _ in fixed):
+        return [(text, segs[0][1])], text
+    return fixed, text
+
+
 class Counter:
-    """Counts rendered chunks with one encoding, attributing each token to the part it starts in."""
+    """Counts rendered tools with one encoding, attributing each token to the part it starts in."""
 
     def __init__(self, encoding: str = DEFAULT_ENCODING):
+        enc = get_encoding(encoding)
         self.encoding = encoding
-        self._encode = get_encoding(encoding).encode_ordinary
+        self._encode = enc.encode_ordinary
+        self._to_numpy = enc.encode_to_numpy
         self._lengths = _byte_lengths(encoding)
 
-    def parts(self, rendered: R.Rendered) -> dict[str, int]:
-        out = dict.fromkeys(R.PARTS, 0)
-        for part, n in rendered.constants.items():
-            out[part] += n
-        for segs in rendered.chunks:
-            segs = _merge_runs(segs)
-            if len(segs) == 1:
-                out[segs[0][1]] += len(self._encode(segs[0][0]))
-                continue
-            tokens = np.asarray(self._encode("".join(t for t, _ in segs)), dtype=np.int64)
-            ends = np.cumsum([len(t.encode("utf-8", "surrogatepass")) for t, _ in segs])
-            starts = np.cumsum(self._lengths[tokens]) - self._lengths[tokens]
-            per_seg = np.bincount(np.searchsorted(ends, starts, side="right"), minlength=len(segs))
-            for (_, part), n in zip(segs, per_seg, strict=True):
-                out[part] += int(n)
-        return out
+    def tokens(self, text: str) -> np.ndarray:
+        """Token ids of `text`, special-token strings counted as ordinary text."""
+        try:  # a numpy buffer straight from tiktoken: no Python list of ints is built
+            return self._to_numpy(text, disallowed_special=())
+        except UnicodeEncodeError:
+            return self._to_numpy(_as_tiktoken_sees(text), disallowed_special=())
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`."""
+        return len(self.tokens(text))
 
     def total(self, rendered: R.Rendered) -> int:
+        """Tokens of one rendered tool, without the part breakdown."""
         return sum(rendered.constants.values()) + sum(
-            len(self._encode("".join(t for t, _ in segs))) for segs in rendered.chunks)
+            self.count("".join(t for t, _ in segs)) for segs in rendered.chunks)
+
+    def parts(self, rendered: R.Rendered) -> dict[str, int]:
+        """Tokens per part of one rendered tool; they add up to `total(rendered)`."""
+        row = self.parts_many([rendered])[0]
+        return {p: int(n) for p, n in zip(R.PARTS, row, strict=True)}
+
+    def counts(self, texts: Iterable[str]) -> list[int]:
+        """Tokens of each text, encoded on a worker thread while `texts` is still being produced."""
+        return _overlapped(lambda batch: [len(self._encode(t)) for t in batch], _batches(texts))
+
+    def parts_many(self, rendered: Iterable[R.Rendered]) -> np.ndarray:
+        """Tokens per part (columns in `render.PARTS` order) of each rendered tool.
+
+        Every chunk is encoded whole; a token belongs to the segment holding its first byte. The
+        attribution runs once over all tools' tokens (numpy), not once per tool.
+        """
+        n_parts = len(R.PARTS)
+        constants: list[tuple[int, int, int]] = []
+        seg_bytes: list[int] = []
+        seg_code: list[int] = []
+        rows = 0
+
+        def texts():  # records where each segment lies while handing the chunk texts to the encoder
+            nonlocal rows
+            for row, r in enumerate(rendered):
+                rows = row + 1
+                constants.extend((row, _INDEX[part], n) for part, n in r.constants.items())
+                base = row * n_parts
+                for segs in r.chunks:
+                    text = "".join([t for t, _ in segs])
+                    if text.isascii():
+                        seg_bytes.extend([len(t) for t, _ in segs])
+                    else:
+                        try:
+                            sizes = [len(t.encode("utf-8")) for t, _ in segs]
+                        except UnicodeEncodeError:
+                            segs, text = _normalized(segs)
+                            sizes = [len(t.encode("utf-8")) for t, _ in segs]
+                        seg_bytes.extend(sizes)
+                    seg_code.extend([base + _INDEX[p] for _, p in segs])
+                    yield text
+
+        arrays = _overlapped(lambda batch: [self.tokens(t) for t in batch], _batches(texts()))
+        out = np.zeros((rows, n_parts), dtype=np.int64)
+        for row, col, n in constants:
+            out[row, col] += n
+        if arrays:
+            tokens = np.concatenate(arrays)
+            lengths = self._lengths[tokens]
+            starts = np.cumsum(lengths) - lengths  # byte offset of each token in all chunks end to end
+            segment = np.searchsorted(np.cumsum(seg_bytes), starts, side="right")
+            codes = np.asarray(seg_code, dtype=np.int64)[segment]
+            out += np.bincount(codes, minlength=out.size).reshape(out.shape)
+        return out
 
 
-def _merge_runs(segs: R.Segments) -> R.Segments:
-    out: R.Segments = []
-    for text, part in segs:
-        if out and out[-1][1] == part:
-            out[-1] = (out[-1][0] + text, part)
-        elif text:
-            out.append((text, part))
-    return out or [("", "structure")]
+def _batches(items: Iterable[str], size: int = 256) -> Iterator[list[str]]:
+    batch: list[str] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _overlapped(fn: Callable[[list], list], batches: Iterable[list]) -> list:
+    """`fn` on each batch, run on one worker thread while the caller produces the next batch.
+
+    tiktoken releases the GIL while it encodes, so building JSON (Python) and encoding (Rust)
+    overlap when there is a second core; on one core this costs a thread and nothing more.
+    """
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        futures = [pool.submit(fn, batch) for batch in batches]
+        return [x for f in futures for x in f.result()]
 
 
 def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json",
@@ -75,6 +157,7 @@ def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json
     """One row per tool with its tokens by part, plus rows for server instructions and the
     per-request overhead, so that `table.tokens.sum()` is the tokens one request carries.
 
+    `parts=False` skips the part breakdown (faster): tool rows then carry only `tokens`.
     Raises InputError for an unknown rendering, encoding or model.
     """
     if render not in R.RENDERINGS:
@@ -99,28 +182,34 @@ def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json
     encoding = encoding or DEFAULT_ENCODING
     counter = Counter(encoding)
 
-    rows = []
-    for tool in reg:
-        rendered = renderer(tool)
-        if parts:
-            counts = counter.parts(rendered)
-        else:
-            counts = dict.fromkeys(R.PARTS, 0)
-            counts["structure"] = counter.total(rendered)
-        rows.append({"server": tool.server, "tool": tool.name, "kind": "tool", **counts})
-    for server in reg.servers.values():
-        if server.instructions:
-            rows.append({"server": server.name, "tool": "(instructions)", "kind": "instructions",
-                         "instructions": len(counter._encode(server.instructions))})
+    tools = reg.tools
+    instructions = [(s.name, s.instructions) for s in reg.servers.values() if s.instructions]
+    n, k = len(tools), len(instructions) + (1 if overhead else 0)
+    counts = np.zeros((n + k, len(PARTS)), dtype=np.int64)
+    if parts:
+        counts[:n, :len(R.PARTS)] = counter.parts_many(renderer(t) for t in tools)
+        tool_tokens = counts[:n].sum(axis=1)
+    elif render in _JSON_RENDERINGS:  # straight from the JSON text, no segments
+        texts = (R.compact_json(R.json_object(t, render)) for t in tools)
+        tool_tokens = np.array(counter.counts(texts), dtype=np.int64)
+    else:
+        tool_tokens = np.array([counter.total(renderer(t)) for t in tools], dtype=np.int64)
+    for i, (_, text) in enumerate(instructions):
+        counts[n + i, _INDEX["instructions"]] = counter.count(text)
     if overhead:
-        rows.append({"server": "(request)", "tool": "(provider overhead)", "kind": "overhead",
-                     "overhead": overhead})
-    table = pd.DataFrame(rows, columns=["server", "tool", "kind", *PARTS])
-    table[list(PARTS)] = table[list(PARTS)].fillna(0).astype("int64")
-    table["tokens"] = table[list(PARTS)].sum(axis=1)
+        counts[-1, _INDEX["overhead"]] = overhead
+
+    table = pd.DataFrame({
+        "server": [t.server for t in tools] + [s for s, _ in instructions] + ["(request)"] * bool(overhead),
+        "tool": [t.name for t in tools] + ["(instructions)"] * len(instructions)
+                + ["(provider overhead)"] * bool(overhead),
+        "kind": ["tool"] * n + ["instructions"] * len(instructions) + ["overhead"] * bool(overhead),
+        **{p: counts[:, i] for i, p in enumerate(PARTS)},
+        "tokens": np.concatenate([tool_tokens, counts[n:].sum(axis=1)]).astype(np.int64),
+    })
     table.attrs.update(encoding=encoding, render=render, model=model if render in DEFAULT_MODEL else None,
                        tool_choice=tool_choice if render == "anthropic" else None, method=note,
-                       warnings=list(reg.warnings), sources=list(reg.sources))
+                       parts=parts, warnings=list(reg.warnings), sources=list(reg.sources))
     return table
 
 
@@ -153,7 +242,9 @@ def by_server(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def by_part(table: pd.DataFrame) -> pd.DataFrame:
-    """Tokens per part across the request, with their share."""
+    """Tokens per part across the request, with their share; raises InputError for a totals-only table."""
+    if table.attrs.get("parts") is False:
+        raise InputError("this footprint was measured with parts=False; measure with parts=True for parts")
     sums = table[list(PARTS)].sum()
     total = int(sums.sum())
     out = pd.DataFrame({"part": sums.index, "tokens": sums.values.astype("int64")})

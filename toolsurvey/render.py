@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -43,6 +44,13 @@ _KEY_PART = {
 
 Segments = list[tuple[str, str]]
 
+# Compact JSON as in the seeds' method; one reusable encoder (json.dumps with options builds one per call).
+compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+# A `"description": "<string>"` pair (with the comma before it) inside compact JSON. Outside strings a
+# quote followed by `description":"` can only open that key, so the match is exact.
+_DESCRIPTION_PAIR = re.compile(r',?"description":"[^"\\]*(?:\\.[^"\\]*)*"')
+
 
 @dataclass
 class Rendered:
@@ -52,80 +60,76 @@ class Rendered:
     constants: dict[str, int] = field(default_factory=dict)
 
 
-def _dumps(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-
-
-def _json_segments(value: Any, part: str, out: Segments, key_part=None) -> None:
-    """Append the compact JSON of `value` to `out`, byte-identical to `_dumps(value)`.
-
-    Inside schemas, every `"description": "..."` pair is tagged `param_descriptions`;
-    `key_part` maps the top-level keys of a tool object to their parts.
-    """
-    if isinstance(value, dict):
-        out.append(("{", "structure" if key_part else part))
-        for i, (k, v) in enumerate(value.items()):
-            sep = "," if i else ""
-            if key_part is not None:
-                p = key_part(k)
-            elif k == "description" and isinstance(v, str) and part == "schema":
-                p = "param_descriptions"
-            else:
-                p = part
-            out.append((f"{sep}{_dumps(str(k))}:", p))
-            _json_segments(v, p, out)
-        out.append(("}", "structure" if key_part else part))
-    elif isinstance(value, list):
-        out.append(("[", part))
-        for i, v in enumerate(value):
-            if i:
-                out.append((",", part))
-            _json_segments(v, part, out)
-        out.append(("]", part))
-    else:
-        out.append((_dumps(value), part))
-
-
 def _top_key(k: str) -> str:
     return _KEY_PART.get(k, "other")
 
 
-def render_json(tool: Tool) -> Rendered:
+def _schema_segments(text: str, out: Segments) -> None:
+    """Split a schema's compact JSON into schema structure and its `description` strings."""
+    pos = 0
+    for m in _DESCRIPTION_PAIR.finditer(text):
+        if m.start() > pos:
+            out.append((text[pos:m.start()], "schema"))
+        out.append((m.group(), "param_descriptions"))
+        pos = m.end()
+    if pos < len(text):
+        out.append((text[pos:], "schema"))
+
+
+def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
+    """Append the compact JSON of a tool object, byte-identical to `compact_json(obj)`, with each
+    top-level key (and the comma before it) in its part; `key_part` returning None marks a wrapper
+    object whose own keys are tool keys (OpenAI Chat's `function`)."""
+    out.append(("{", "structure"))
+    for i, (k, v) in enumerate(obj.items()):
+        head = ("," if i else "") + compact_json(str(k)) + ":"
+        part = key_part(k)
+        if part is None and isinstance(v, dict):
+            out.append((head, "structure"))
+            _object_segments(v, out)
+        elif part == "schema":
+            out.append((head, part))
+            _schema_segments(compact_json(v), out)
+        else:
+            out.append((head + compact_json(v), part or "other"))
+    out.append(("}", "structure"))
+
+
+def json_object(tool: Tool, render: str) -> dict:
+    """The object whose compact JSON is the tool under a JSON rendering (json, sent, anthropic)."""
+    if render == "sent":
+        return tool.as_sent()
     obj: dict[str, Any] = {"name": tool.name}
     if tool.description is not None:
         obj["description"] = tool.description
-    obj["inputSchema"] = tool.input_schema
+    obj["input_schema" if render == "anthropic" else "inputSchema"] = tool.input_schema
+    return obj
+
+
+def _chat_key(k: str) -> str | None:
+    return None if k == "function" else "other"
+
+
+def render_json(tool: Tool) -> Rendered:
+    """Compact JSON of name, description and input schema (seed 004's method)."""
     segs: Segments = []
-    _json_segments(obj, "structure", segs, key_part=_top_key)
+    _object_segments(json_object(tool, "json"), segs)
     return Rendered([segs])
 
 
 def render_sent(tool: Tool) -> Rendered:
+    """Compact JSON of the object the source sent, every key in its order."""
     raw = tool.as_sent()
-    if "function" in raw and isinstance(raw["function"], dict):  # OpenAI Chat wraps the body
-        segs: Segments = [("{", "structure")]
-        for i, (k, v) in enumerate(raw.items()):
-            sep = "," if i else ""
-            if k == "function":
-                segs.append((f'{sep}"function":', "structure"))
-                _json_segments(v, "structure", segs, key_part=_top_key)
-            else:
-                segs.append((f"{sep}{_dumps(k)}:", "other"))
-                _json_segments(v, "other", segs)
-        segs.append(("}", "structure"))
-        return Rendered([segs])
-    segs = []
-    _json_segments(raw, "structure", segs, key_part=_top_key)
+    segs: Segments = []
+    wrapped = isinstance(raw.get("function"), dict)  # OpenAI Chat wraps the body
+    _object_segments(raw, segs, _chat_key if wrapped else _top_key)
     return Rendered([segs])
 
 
 def render_anthropic(tool: Tool) -> Rendered:
-    obj: dict[str, Any] = {"name": tool.name}
-    if tool.description is not None:
-        obj["description"] = tool.description
-    obj["input_schema"] = tool.input_schema
+    """The tool as Anthropic's API takes it: name, description, input_schema."""
     segs: Segments = []
-    _json_segments(obj, "structure", segs, key_part=_top_key)
+    _object_segments(json_object(tool, "anthropic"), segs)
     return Rendered([segs])
 
 
@@ -168,7 +172,7 @@ def _openai_properties(schema: Any, c: dict[str, int], r: Rendered) -> None:
 # --- provider constants (data, not code) --------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def provider_constants() -> dict[str, Any]:
     """The bundled provider constants file (sources and dates inside)."""
     text = resources.files("toolsurvey").joinpath("assumptions/providers.toml").read_text("utf-8")
