@@ -179,6 +179,8 @@ def test_snapshot_keeps_tools_exactly_as_sent_and_loads_as_a_registry(tmp_path):
     assert back.servers["srv"].info["serverInfo"] == {"name": "srv", "version": "1"}
     assert back.servers["srv"].tools[0].as_sent() == sent
     assert back.servers["down"].info["error"] == "HTTP 500" and back.servers["down"].tools == ()
+    assert back.warnings == [f"{p}: server 'down': was not read when the snapshot was taken (HTTP 500); "
+                             "it counts as no tools"]
 
 
 def test_import_toolsurvey_does_not_import_the_mcp_sdk():

@@ -320,6 +320,9 @@ def _load_registry(value: dict, source: str, base: Path) -> Registry:
         if instructions is not None and not isinstance(instructions, str):
             reg.warnings.append(f"{where}: instructions is {_found(instructions)}, expected a string; ignored")
             instructions = None
+        if isinstance(entry.get("error"), str):  # a discovery snapshot's server that could not be read
+            reg.warnings.append(f"{where}: was not read when the snapshot was taken ({entry['error']}); "
+                                "it counts as no tools")
         reg = reg.merge(Registry({name: Server(name, tools, instructions, info)}, part.warnings))
     return reg
 
