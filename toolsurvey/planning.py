@@ -81,6 +81,11 @@ class Plan:
     assumptions: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        kinds = pd.Series([a.kind for a in self.actions], dtype=object).value_counts()
+        acts = ", ".join(f"{int(kinds[k])} {k}" for k in ACTION_KINDS if k in kinds) or "no actions"
+        return f"<Plan {len(self.before)} -> {len(self.after)} tools: {acts}>"
+
     def actions_table(self) -> pd.DataFrame:
         """One row per action (kind, target, tools, detail, tokens saved per request and per task)."""
         rows = [{**dataclasses.asdict(a), "tools": ", ".join(a.tools)} for a in self.actions]

@@ -1,0 +1,91 @@
+"""Time and memory of the audit on a large registry: near-duplicate detection on N tools (default
+2,000) and the full rule set, against a baseline measured in the same run (scikit-learn's TF-IDF fit
+and one sparse similarity product of the same texts, the least any TF-IDF comparison must do).
+
+    .venv/bin/python bench/audit.py [--tools 2000] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from toolsurvey.auditing import audit, load_config  # noqa: E402
+from toolsurvey.registry import Registry, Tool  # noqa: E402
+from toolsurvey.similarity import Folder, similar_pairs  # noqa: E402
+
+VERBS = ["get", "list", "search", "create", "update", "delete", "describe", "fetch", "query", "send", "restart",
+         "rollback", "close", "assign", "export", "sync", "validate", "archive"]
+OBJECTS = ["service", "incident", "ticket", "alert", "deploy", "user", "team", "invoice", "order", "customer",
+           "metric", "log", "dashboard", "report", "channel", "message", "pipeline", "release", "cluster", "node",
+           "bucket", "secret", "policy", "role", "project", "article", "comment", "label", "schedule", "shift"]
+QUALIFIERS = ["", "details", "history", "status", "summary", "by_id", "for_team", "all", "active", "recent"]
+WORDS = ("returns the matching records with their id name owner status and last update use this when you "
+         "need to find who owns a resource or what changed recently does not modify anything results are "
+         "paginated newest first errors are reported with a code and a hint").split()
+
+
+def registry(n: int, seed: int) -> Registry:
+    rng = random.Random(seed)
+    tools, seen = [], set()
+    while len(tools) < n:
+        v, o, q = rng.choice(VERBS), rng.choice(OBJECTS), rng.choice(QUALIFIERS)
+        name = "_".join(x for x in (f"svc{rng.randrange(40)}", v, o, q) if x)
+        if name in seen:
+            continue
+        seen.add(name)
+        desc = f"{v.capitalize()} {o} {q.replace('_', ' ')}. " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 60)))
+        schema = {"type": "object", "properties": {f"{o}_id": {"type": "string", "description": f"The {o} id"}},
+                  "required": [f"{o}_id"], "additionalProperties": False}
+        tools.append(Tool(name, desc, schema, server=f"server{len(tools) % 25}"))
+    return Registry.from_tools(tools)
+
+
+def timed(f):
+    t = time.perf_counter()
+    out = f()
+    return out, time.perf_counter() - t
+
+
+def baseline(texts: list[str]) -> None:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
+    (x @ x.T).toarray()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tools", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args(argv)
+    reg = registry(a.tools, a.seed)
+    cfg = load_config()["similarity"]
+    texts = [Folder(cfg).text(t) for t in reg]
+    similar_pairs(Registry.from_tools(reg.tools[:50]), config=cfg)  # import sklearn outside the timings
+    _, t_base = timed(lambda: baseline(texts))
+    pairs, t_sim = timed(lambda: similar_pairs(reg, threshold=cfg["threshold"], config=cfg))
+    tracemalloc.start()  # a second, untimed run: tracing allocations slows Python code several-fold
+    similar_pairs(reg, threshold=cfg["threshold"], config=cfg)
+    _, peak_sim = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    findings, t_audit = timed(lambda: audit(reg))
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"tools: {len(reg):,}")
+    print(f"baseline (TF-IDF fit + one dense {len(reg):,}x{len(reg):,} similarity product): {t_base:.3f} s")
+    print(f"similar_pairs: {t_sim:.3f} s, {len(pairs):,} pairs, {pairs['cluster'].max() if len(pairs) else 0} clusters; "
+          f"ratio to baseline {t_sim / t_base:.2f}x; peak traced memory {peak_sim / 2**20:.1f} MiB")
+    print(f"full audit ({len(findings):,} findings): {t_audit:.3f} s ({t_audit / len(reg) * 1000:.2f} ms per tool)")
+    print(f"peak resident memory of the process: {rss:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
