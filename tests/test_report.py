@@ -350,3 +350,24 @@ def test_written_report_is_readable_by_others_like_any_new_file(tmp_path, small)
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_hostile_strings_never_reach_the_markup(tmp_path):
+    """Without a browser: the only <script> elements are toolsurvey's, and payload text is escaped."""
+    payload = "</script><script>window.__pwned=1</script><img src=x onerror=alert(1)>-->"
+    reg = Registry.from_tools([Tool(f"t{payload}", payload * 3, SCHEMA, server=f"s{payload}")])
+    html = ts.report(reg, title=payload).to_html()
+    soup = BeautifulSoup(html, "html.parser")
+    scripts = soup.find_all("script")
+    assert len(scripts) == 2  # plotly.js and the one chart
+    assert "__pwned" not in scripts[0].string and "&lt;\\u002fscript&gt;" in scripts[1].string
+    assert not soup.find_all("img") and "window.__pwned" in soup.get_text()
+    assert html.count("<script") == 2
+
+
+def test_cli_missing_inputs_exit_2(cli, write_json, tmp_path):
+    path = write_json([t.to_mcp() for t in TOOLS])
+    code, out, err = cli("report", path, "--usage", tmp_path / "none.jsonl", "-o", tmp_path / "r.html")
+    assert code == 2 and "none.jsonl" in err and not (tmp_path / "r.html").exists()
+    code, out, err = cli("report", path, "--scenario", tmp_path / "none.toml", "-o", tmp_path / "r.html")
+    assert code == 2 and "none.toml" in err and not (tmp_path / "r.html").exists()

@@ -205,7 +205,8 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
     return Report(title or "What our agent's tools cost",
-                  f"{n_tools:,} tools in {n_servers:,} servers, from {sources}", sections, inp.levers)
+                  f"{n_tools:,} tool{'s' * (n_tools != 1)} in {n_servers:,} server{'s' * (n_servers != 1)}, "
+                  f"from {sources}", sections, inp.levers)
 
 
 def _load_scenario(scenario: Any, inp: _Inputs) -> Any:
