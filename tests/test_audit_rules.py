@@ -253,3 +253,11 @@ def test_fails_on_levels():
 def test_any_text_audits_without_error(desc, name):
     f = audit(Registry.from_tools([good(name=name, description=desc)]))
     assert set(f["severity"]) <= {"info", "warning", "error", "security"}
+
+
+def test_docs_describe_every_rule():
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "audit.md").read_text("utf-8")
+    missing = [r for r in RULES if f"| `{r}` |" not in text]
+    assert not missing
