@@ -230,7 +230,8 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
             raise DiscoveryError(message) from None
         finally:
             if not spec.url:
-                trace.reaped = await anyio.to_thread.run_sync(_reap, token)
+                with anyio.CancelScope(shield=True):  # also after Ctrl-C: leave nothing running
+                    trace.reaped = await anyio.to_thread.run_sync(_reap, token)
     server, load_warnings = _server(spec, init, tools, pages)
     return server, load_warnings + _warnings(spec, trace)
 

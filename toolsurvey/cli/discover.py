@@ -57,6 +57,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
+    from pathlib import Path
 
     from .._mcp_config import parse_env, parse_header
     from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from ._common import print_warnings, write
 
     target = args.target
+    if args.output and not Path(args.output).resolve().parent.is_dir():
+        raise InputError(f"cannot write {args.output}: its folder does not exist")
     if len(target) > 1 and all(t.startswith(("http://", "https://")) for t in target):
         raise InputError("one URL at a time; to discover several servers, list them in a --config file")
     reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
