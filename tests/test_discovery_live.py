@@ -364,3 +364,19 @@ def test_discover_works_inside_a_running_event_loop():
 
     reg = asyncio.run(main())
     assert [t.name for t in reg] == ["tool_0", "tool_1"]
+
+
+@pytest.mark.timeout(60)
+def test_ctrl_c_leaves_no_process_behind():
+    tag = uuid.uuid4().hex
+    code = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from toolsurvey.cli import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.Popen([sys.executable, "-c", code, "discover", "--connect-timeout", "30", "--",
+                             *MISBEHAVE, "spawn-silent", "1", tag], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    while len(leftovers(tag)) < 3 and time.monotonic() < deadline:  # the CLI, the server and its child
+        time.sleep(0.1)
+    proc.send_signal(2)  # SIGINT, as Ctrl-C sends
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "interrupted" in err
+    assert leftovers(tag) == []
