@@ -187,3 +187,14 @@ def test_bad_input():
         plan(small(), trim={"cap": 3})
     with pytest.raises(InputError, match="no such usage log"):
         plan(small(), usage="/nonexistent.jsonl")
+
+
+def test_empty_registry_and_nothing_left():
+    p = plan(Registry())
+    assert len(p.after) == 0 and p.actions == []
+    reg = Registry.from_tools([Tool("list_x", "List x.", {"type": "object"})])
+    p = plan(reg, usage=[{"tool": "other"}], phases=[Phase("a", tools=("list_*",))])
+    assert [a.kind for a in p.actions] == ["delete"] and len(p.after) == 0
+    assert any("phase gating is skipped" in w for w in p.warnings)
+    assert any("other, which the registry does not have" in w for w in p.warnings)
+    assert any("window is ignored" in w for w in p.warnings)

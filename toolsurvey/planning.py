@@ -192,7 +192,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
          unphased: str = "all", config: dict | str | None = None) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
-    `usage` is a Usage (toolsurvey.usage.load_usage) or a log path; `phases` a phases file or Phase list;
+    `usage` is a Usage (toolsurvey.usage.load_usage), a log path or a list of call records; `phases` a phases file or Phase list;
     `scenario` a Scenario or scenario file holding every other assumption (model, steps, caching, ...).
     `trim` is True (the rule in assumptions/audit.toml [plan]), False, or overrides of that rule.
     Tools that match no phase stay visible in every phase (`unphased="all"`: hiding a tool a task
@@ -202,15 +202,15 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     from .auditing import load_config
     from .scenario import Scenario, load_scenario
     from .simulation import simulate
-    from .usage import load_usage
+    from .usage import Usage, load_usage
 
     cfg = load_config(config)
     rule = _trim_rule(cfg, trim if isinstance(trim, dict) else None)  # checked before any work
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
     base = scenario or Scenario()
-    if isinstance(usage, (str, os.PathLike)):
-        usage = load_usage(usage)
+    if usage is not None and not isinstance(usage, Usage):
+        usage = load_usage(usage)  # a path, or a list of call records
     phase_list = _phase_list(phases if phases is not None else (base.phase_list() if base.phases else None))
     warns: list[str] = []
     actions: list[Action] = []
@@ -239,6 +239,8 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     # 1. delete tools never called in the window
     current = reg
     unused, summary = _unused(reg, usage, window_days) if delete_unused else ([], None)
+    if summary is not None:
+        warns += summary.attrs["problems"]
     sizes = tokens_of(reg)
     for key in unused:
         actions.append(Action("delete", key, (key,), f"never called in the last {window_days:g} days"
@@ -293,6 +295,9 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
 
     # 4. gate by phase
     gate = bool(phase_list)
+    if gate and not len(current):
+        warns.append("no tool is left after the deletes and merges, so phase gating is skipped")
+        gate = False
     if unphased not in ("all", "hide"):
         raise InputError(f"unphased must be 'all' or 'hide', found {unphased!r}")
     if gate:
