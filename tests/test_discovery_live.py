@@ -275,7 +275,7 @@ def test_everything_over_streamable_http_lists_what_it_lists_over_stdio(stdio_se
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("mode, error", [
     ("exit", "the server exited or closed stdout during initialize; its stderr ends with: "
-             "fatal: missing configuration file"),
+             "fatal: missing configuration file (LEAK=)"),
     ("junk", "no answer to initialize within 2 s (the timeout); it printed non-JSON on stdout: "
              "'Starting server v1.0 ...'"),
     ("silent", "no answer to initialize within 2 s"),
@@ -291,6 +291,27 @@ def test_misbehaving_server_fails_clearly_and_leaves_no_process(mode, error):
     assert error in failures(reg)["bad"]
     assert any(error in w for w in reg.warnings)
     assert leftovers(tag) == []
+
+
+def test_secrets_are_scrubbed_from_error_messages(cli, tmp_path):
+    """The server prints its env secret on stderr, and the URL carries a token in its query."""
+    reg = discover([*MISBEHAVE, "exit"], name="leaky", env={"LEAK": SECRET})
+    assert failures(reg)["leaky"].endswith("fatal: missing configuration file (LEAK=<redacted>)")
+    code, out, err = cli("discover", f"http://127.0.0.1:{free_port()}/mcp?key={SECRET}", "--name", "q")
+    assert code == 1 and "/mcp?key=<redacted>: cannot reach the server" in err
+    assert SECRET not in json.dumps(reg.servers["leaky"].info) + str(reg.warnings) + out + err
+
+
+def test_cli_reports_names_that_collide_across_servers(tmp_path, cli):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        name: {"command": sys.executable, "args": [*MISBEHAVE[1:], "ok", "2"]} for name in ("one", "two")}}))
+    code, _, err = cli("discover", "--config", config)
+    assert code == 0
+    assert "tool name 'tool_0' is defined by several servers (one, two)" in err
+    code, _, err = cli("discover", "--config", config, "--prefix", "{server}.{tool}")
+    assert "several servers" not in err
+    assert "one/one.tool_0: name 'one.tool_0' breaks ^[a-zA-Z0-9_-]{1,64}$" in err
 
 
 def test_missing_command_is_named():

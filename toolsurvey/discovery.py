@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ._mcp_config import ServerSpec, read_config, scrub, spec_for
+from ._mcp_config import ServerSpec, read_config, redact_url, scrub, spec_for
 from .errors import InputError, ToolsurveyError
 from .registry import Registry, Server
 
@@ -366,7 +366,7 @@ def _leaf(e: BaseException) -> BaseException:
 
 
 def _where(spec: ServerSpec) -> str:
-    return spec.url or " ".join([spec.command or "", *spec.args]).strip()
+    return redact_url(spec.url) if spec.url else " ".join([spec.command or "", *spec.args]).strip()
 
 
 def _explain(e: BaseException, spec: ServerSpec, step: str, limit: float, trace: _Trace, stderr: str) -> str:

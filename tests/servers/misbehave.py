@@ -45,7 +45,7 @@ def tools_page(cursor):
 
 
 if MODE == "exit":
-    print("fatal: missing configuration file", file=sys.stderr)
+    print(f"fatal: missing configuration file (LEAK={os.environ.get('LEAK', '')})", file=sys.stderr)
     sys.exit(3)
 if MODE in ("banner", "junk"):
     print("Starting server v1.0 ...", flush=True)  # the bug: a log line on stdout
