@@ -338,6 +338,16 @@ def test_split_when_the_endpoint_refuses_the_size(tmp_path):
     assert int(table["tokens"].sum()) == ex["whole"]
 
 
+def test_greedy_parts_by_hand():
+    from toolsurvey.counting import _chunks
+
+    # a tool-less body of 10 bytes, tools adding 5 each, parts of at most 20 bytes: two tools a part
+    assert _chunks([5, 5, 5, 5, 5], 0, 10, 20) == [(0, 2), (2, 4), (4, 5)]
+    assert _chunks([5, 5, 5], 6, 10, 20) == [(0, 1), (1, 3)]  # the first part also carries 6 bytes of instructions
+    assert _chunks([50, 1], 0, 10, 20) == [(0, 1), (1, 2)]  # one tool always makes a part
+    assert _chunks([1, 1], 0, 10, 10**6) == [(0, 2)]
+
+
 def test_a_single_tool_over_the_limit_is_named(fake):
     reg = big_registry(2)
     with pytest.raises(InputError, match=r"tool 'default/tool_0' alone makes a .*-byte request"):

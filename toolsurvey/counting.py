@@ -70,18 +70,22 @@ def _instructions(reg: Registry) -> list[tuple[str, str]]:
     return [(s.name, s.instructions) for s in reg.servers.values() if s.instructions]
 
 
-def _chunks(provider: Provider, model: str, tools: list[Tool], system: str | None,
-            max_bytes: int) -> list[list[Tool]]:
-    """Consecutive groups of tools whose requests each fit in `max_bytes` (greedy, order kept)."""
-    groups: list[list[Tool]] = [[]]
-    for t in tools:
-        trial = groups[-1] + [t]
-        sys_text = system if len(groups) == 1 else None
-        if groups[-1] and len(_body_bytes(_request(provider, model, "", trial, sys_text).body)) > max_bytes:
-            groups.append([t])
-        else:
-            groups[-1] = trial
-    return groups
+def _chunks(sizes: list[int], first_extra: int, base: int, max_bytes: int) -> list[tuple[int, int]]:
+    """Consecutive (start, end) ranges of tools whose requests fit in `max_bytes` (greedy, order kept).
+
+    A request's size is taken as the tool-less body (`base`, plus `first_extra` for the
+    instructions in the first part) plus each tool's own increase: an upper bound, since the
+    wrapper bytes counted with every tool appear once per request.
+    """
+    ranges: list[tuple[int, int]] = []
+    start, used = 0, base + first_extra
+    for i, size in enumerate(sizes):
+        if i > start and used + size > max_bytes:
+            ranges.append((start, i))
+            start, used = i, base
+        used += size
+    ranges.append((start, len(sizes)))
+    return ranges
 
 
 @dataclass
@@ -109,17 +113,22 @@ def plan(reg: Registry, target: str, *, max_body_bytes: int | None = None) -> Pl
     instr = _instructions(reg)
     system = "\n\n".join(text for _, text in instr) or None
     limit = max_body_bytes or provider.max_body_bytes
-    groups = _chunks(provider, model, tools, system, limit) if tools else [[]]
+    baseline = _request(provider, model, "baseline (no tools)", [], None)
+    singles = [_request(provider, model, f"tool {t.key!r} alone", [t], None) for t in tools]
+    base = len(_body_bytes(baseline.body))
+    sizes = []
+    for t, r in zip(tools, singles, strict=True):
+        size = len(_body_bytes(r.body))
+        if size > limit:
+            raise InputError(f"tool {t.key!r} alone makes a {size:,}-byte request, over "
+                             f"{provider.name}'s limit of {limit:,} bytes: it cannot be counted")
+        sizes.append(size - base)
+    extra = len(_body_bytes(provider.body(model, None, system))) - base if system else 0
+    groups = [tools[a:b] for a, b in _chunks(sizes, extra, base, limit)] if tools else [[]]
     chunks = [_request(provider, model, f"all tools (part {i + 1} of {len(groups)})" if len(groups) > 1
                        else "all tools", g, system if i == 0 else None) for i, g in enumerate(groups)]
-    singles = [_request(provider, model, f"tool {t.key!r} alone", [t], None) for t in tools]
-    for t, r in zip(tools, singles, strict=True):
-        if len(_body_bytes(r.body)) > limit:
-            raise InputError(f"tool {t.key!r} alone makes a {len(_body_bytes(r.body)):,}-byte request, over "
-                             f"{provider.name}'s limit of {limit:,} bytes: it cannot be counted")
-    return Plan(provider, model, _request(provider, model, "baseline (no tools)", [], None), chunks, groups,
-                singles, [_request(provider, model, f"instructions of {name!r}", [], text) for name, text in instr],
-                system)
+    return Plan(provider, model, baseline, chunks, groups, singles,
+                [_request(provider, model, f"instructions of {name!r}", [], text) for name, text in instr], system)
 
 
 # --- the cache ------------------------------------------------------------------------------------
