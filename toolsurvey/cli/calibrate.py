@@ -56,5 +56,5 @@ def run(args: argparse.Namespace) -> int:
         f"per-tool ratio exact/offline: median {r['median']:.3f}, p10 {r['p10']:.3f}, p90 {r['p90']:.3f}\n\n"
         + render_table(calibration_table(cal)) + "\n")
     if not args.output:
-        print("(pass -o FILE to save the calibration for footprint/simulate --calibration)", file=sys.stderr)
+        print("(pass -o FILE to save the calibration for `footprint --calibration FILE`)", file=sys.stderr)
     return 0
