@@ -364,3 +364,53 @@ def test_importing_counting_does_not_import_httpx():
     code = "import sys, toolsurvey.counting, toolsurvey.calibration; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@settings(max_examples=300, deadline=None)
+@given(total=st.integers(-10_000, 10_000), weights=st.lists(st.integers(0, 5_000), min_size=1, max_size=20))
+def test_largest_remainder_is_exact_and_fair(total, weights):
+    got = largest_remainder(total, weights)
+    assert sum(got) == total
+    w = weights if sum(weights) else [1] * len(weights)
+    for g, x in zip(got, w, strict=True):
+        assert abs(g - total * x / sum(w)) < 1  # never a whole token away from its exact share
+
+
+@pytest.mark.parametrize("path, headers, body, problem", [
+    ("/v1/messages/count_tokens", {"x-api-key": KEY},
+     {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}]}, "anthropic-version"),
+    ("/v1/messages/count_tokens", {"x-api-key": KEY, "anthropic-version": "2023-06-01"},
+     {"model": "claude-sonnet-4-5", "messages": [], "tools": []}, "messages"),
+    ("/v1/messages/count_tokens", {"x-api-key": KEY, "anthropic-version": "2023-06-01"},
+     {"model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}],
+      "tools": [{"name": "x", "inputSchema": {}}]}, "tools[]"),
+    ("/v1/responses/input_tokens", {"authorization": f"Bearer {KEY}"},
+     {"model": "gpt-5", "input": "Hi", "tools": [{"type": "function", "function": {"name": "x"}}]}, "tools[]"),
+    ("/v1beta/models/gemini-2.5-flash:countTokens", {"x-goog-api-key": KEY},
+     {"contents": [], "generateContentRequest": {}}, "exactly one"),
+    ("/v1beta/models/gemini-2.5-flash:countTokens", {"x-goog-api-key": KEY},
+     {"generateContentRequest": {"model": "gemini-2.5-flash", "contents": [{"parts": [{"text": "Hi"}]}]}},
+     "models/{model}"),
+])
+def test_the_fake_rejects_what_the_documentation_rejects(path, headers, body, problem, fake):
+    import httpx
+
+    r = httpx.post(fake.url + path, json=body, headers=headers)
+    assert r.status_code == 400 and problem in r.json()["error"]["message"]
+    assert fake.invalid and problem in fake.invalid[-1]
+
+
+def test_progress_lines_on_a_pipe():
+    import io
+
+    from toolsurvey.cli._counting import Progress
+
+    out = io.StringIO()
+    p = Progress(out)
+    for done in range(0, 41):
+        p(done, 40, done, 0)
+    lines = out.getvalue().splitlines()
+    assert lines[-1] == "counting: 40/40 requests (0 cached, 40 sent)" and 4 <= len(lines) <= 5
+    quiet = io.StringIO()
+    Progress(quiet)(3, 3, 3, 0)  # short runs say nothing
+    assert quiet.getvalue() == ""
