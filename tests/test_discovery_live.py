@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
@@ -117,7 +118,8 @@ def live(stdio_servers, tmp_path_factory):
         del os.environ["TEST_SECRET"]
     snap = tmp / "snapshot.json"
     save_snapshot(reg, snap)
-    oracle = {name: read_stdio(cmd) for name, cmd in stdio_servers.items()}
+    with ThreadPoolExecutor(len(stdio_servers)) as pool:  # the oracle reads each server on its own
+        oracle = dict(zip(stdio_servers, pool.map(read_stdio, stdio_servers.values()), strict=True))
     return reg, snap, oracle, path
 
 
