@@ -378,6 +378,10 @@ def test_cli_input_errors_exit_2(tmp_path, cli):
     assert code == 2 and "NOT_SET_ANYWHERE is not set" in err and "Traceback" not in err
     code, _, err = cli("discover")
     assert code == 2 and "nothing to discover" in err
+    code, _, err = cli("discover", "--config", config, "--header", "A: b")
+    assert code == 2 and "with a config file, set them in its entries" in err
+    code, _, err = cli("discover", "--server", "a", "--", "true")
+    assert code == 2 and "--server picks servers from a --config file" in err
 
 
 def test_discover_works_inside_a_running_event_loop():

@@ -194,6 +194,9 @@ def _specs(target, config, servers, name, headers, env, cwd) -> list[ServerSpec]
     if config is not None:
         if target is not None:
             raise InputError("give either a target (URL or command) or --config, not both")
+        if headers or env or name or cwd:
+            raise InputError("name, headers, env and cwd apply to a single URL or command; "
+                             "with a config file, set them in its entries")
         return read_config(config, servers or None)
     if target is None or target == [] or target == "":
         raise InputError("nothing to discover: expected a URL, a command, or a config file")
