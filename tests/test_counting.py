@@ -414,3 +414,13 @@ def test_progress_lines_on_a_pipe():
     quiet = io.StringIO()
     Progress(quiet)(3, 3, 3, 0)  # short runs say nothing
     assert quiet.getvalue() == ""
+
+
+@pytest.mark.timeout(60)
+def test_a_fatal_error_ends_the_pauses_of_the_other_requests(fake, tmp_path):
+    # one request is told to wait 250 s, another meets a refused key: the run ends at once, not in 250 s
+    refused = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
+    fake.fail_next(Reply(429, {"type": "error", "error": {"type": "rate_limit_error", "message": "wait"}},
+                         headers={"retry-after": "250"}), Reply(401, refused, delay=0.3))
+    with pytest.raises(InputError, match="refused the key"):
+        run(make_registry(), "anthropic", fake, tmp_path, concurrency=2)

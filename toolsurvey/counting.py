@@ -16,7 +16,6 @@ import os
 import random
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -228,7 +227,7 @@ class Client:
     def __init__(self, target: str, *, base: str | None = None, cache: Cache | None = None,
                  concurrency: int | None = None, timeout: float = 30.0, retries: int = 5,
                  backoff: float = 0.5, environ: dict[str, str] | None = None,
-                 sleep: Callable[[float], None] = time.sleep, progress: Progress | None = None,
+                 sleep: Callable[[float], None] | None = None, progress: Progress | None = None,
                  transport: Any = None):
         self.provider, self.model = parse_target(target)
         self.url = base_url(self.provider, base, environ) + self.provider.path(self.model)
@@ -236,14 +235,12 @@ class Client:
         self.cache = cache if cache is not None else Cache()
         self.concurrency = max(1, concurrency or self.provider.concurrency)
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
-        self.sleep, self.progress, self.transport = sleep, progress, transport
+        self.progress, self.transport = progress, transport
         self.stats = Stats()
         self._key: str | None = None
         self._lock = threading.Lock()
-
-    def cached(self, requests: Sequence[Request]) -> int:
-        """How many of `requests` the cache already answers."""
-        return sum(self.cache.get(r.key) is not None for r in requests)
+        self._stop = threading.Event()  # set when one request failed: the others stop retrying
+        self.sleep = sleep or self._stop.wait  # a pause that ends early when the run stops
 
     def count(self, requests: Sequence[Request]) -> list[int | _TooLarge]:
         """The count of each request, or _TooLarge where the endpoint refused its size.
@@ -272,6 +269,7 @@ class Client:
                         done += 1
                         self._report(done, len(requests))
                 except BaseException:
+                    self._stop.set()
                     for f in futures:
                         f.cancel()
                     raise
@@ -295,7 +293,8 @@ class Client:
         with self._lock:
             self.stats.retries += 1
             self.stats.waited += seconds
-        self.sleep(seconds)
+        if not self._stop.is_set():
+            self.sleep(seconds)
 
     def _send(self, http, req: Request) -> int | _TooLarge:
         import httpx
@@ -306,6 +305,8 @@ class Client:
         where = f"{self.provider.name} {self.url}"
         problem = ""
         for attempt in range(self.retries + 1):
+            if self._stop.is_set():
+                raise InputError("stopped: another request failed")  # never shown: the first failure is
             with self._lock:
                 self.stats.sent += 1
             try:
