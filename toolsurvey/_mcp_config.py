@@ -17,7 +17,7 @@ REDACTED = "<redacted>"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # Launchers whose first plain argument names the server better than the launcher does.
 _RUNNERS = {"npx", "uvx", "node", "python", "python3", "deno", "bunx", "bun", "pipx", "uv", "run",
-            "docker", "pnpm", "yarn", "dlx", "exec", "-m"}
+            "docker", "pnpm", "yarn", "dlx", "exec"}
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 
 
