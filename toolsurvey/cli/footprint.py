@@ -7,6 +7,16 @@ import argparse
 HELP = "measure the tokens a registry's tool definitions add to every request"
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more; found {text!r}")
+    return n
+
+
 def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_output_args, add_registry_args
 
@@ -18,7 +28,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool-choice", default="auto", choices=("auto", "none", "any", "tool"),
                    help="Anthropic tool_choice, which sets the tool-use system prompt size")
     p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
-    p.add_argument("--top", type=int, default=None, metavar="N", help="only the N largest rows")
+    p.add_argument("--top", type=_positive, default=None, metavar="N", help="only the N largest rows")
     add_output_args(p)
     from ._counting import add_counting_args
 
