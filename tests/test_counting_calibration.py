@@ -184,6 +184,10 @@ def test_cli_footprint_count_with_dry_run_then_run_then_cached(cli, fake, tmp_pa
     assert code == 0 and "5 requests: 0 sent, 5 from the cache" in out and len(fake.requests) == 5
     code, out, err = cli("footprint", tools, "--count-with", TARGET, "--calibration", "x.json")
     assert code == 2 and "need no --calibration" in err
+    code, out, err = cli("footprint", tools, "--dry-run")
+    assert code == 2 and "--dry-run applies to --count-with" in err
+    code, out, err = cli("footprint", tools, "--count-with", TARGET, "--timeout", "0")
+    assert code == 2 and "expected --timeout > 0" in err
 
 
 def test_the_key_appears_nowhere(cli, tmp_path, monkeypatch):

@@ -32,8 +32,14 @@ def add_counting_args(p: argparse.ArgumentParser) -> None:
 
 
 def endpoint_kwargs(args: argparse.Namespace) -> dict:
+    """The endpoint options as keyword arguments; raises InputError for a non-positive number."""
+    from ..errors import InputError
+
+    if args.timeout <= 0 or (args.concurrency is not None and args.concurrency < 1) or args.retries < 0:
+        raise InputError(f"expected --timeout > 0, --concurrency >= 1 and --retries >= 0; found "
+                         f"{args.timeout:g}, {args.concurrency}, {args.retries}")
     return {"base": args.base_url, "cache_dir": args.cache_dir, "use_cache": not args.no_cache,
-            "concurrency": args.concurrency, "timeout": args.timeout, "retries": max(0, args.retries),
+            "concurrency": args.concurrency, "timeout": args.timeout, "retries": args.retries,
             "progress": Progress()}
 
 
@@ -79,6 +85,8 @@ def counted_table(reg, table, args: argparse.Namespace):
 
     if getattr(args, "count_with", None) and getattr(args, "calibration", None):
         raise InputError("--count-with gives exact counts, which need no --calibration; pass one of them")
+    if getattr(args, "dry_run", False) and not getattr(args, "count_with", None):
+        raise InputError("--dry-run applies to --count-with PROVIDER:MODEL, which is not given")
     if getattr(args, "count_with", None):
         from ..counting import dry_run, exact_footprint
 
