@@ -4,6 +4,8 @@ import json
 
 import pytest
 from conftest import compact
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolsurvey.budget import check, parse_increase
 from toolsurvey.errors import InputError
@@ -152,3 +154,13 @@ def test_cli_fail_on(cli, write_json):
                         "inputSchema": SCHEMA}], "n.json")
     code, out, err = cli("check", path, "--fail-on", "security")
     assert code == 1 and out.startswith("audit security: n/read_notes")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=60), min_size=1, max_size=5, unique=True))
+def test_request_budget_boundary(descriptions):
+    reg = Registry.from_tools([Tool(f"tool_{i}", d, SCHEMA) for i, d in enumerate(descriptions)])
+    total = sum(tool_tokens(t) for t in reg)
+    assert check(reg, max_request_tokens=total) == []  # exactly at the budget passes
+    [b] = check(reg, max_request_tokens=total - 1)
+    assert b.value == total

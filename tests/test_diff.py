@@ -168,3 +168,25 @@ def test_cli_diff_with_a_scenario_file(cli, write_json, tmp_path):
     assert code == 0 and data["task_delta"] == 2 * data["request_delta"]
     code, out, err = cli("diff", old, new, "--scenario", tmp_path / "missing.toml")
     assert code == 2 and "missing.toml" in err
+
+
+_names = st.sampled_from(["search", "get_item", "list_items", "create_item", "delete_item", "notify"])
+_tools = st.builds(lambda n, d, p, s: Tool(n, d, schema(*p), server=s), _names,
+                   st.one_of(st.none(), st.text(max_size=30)),
+                   st.lists(st.sampled_from(["a", "b", "id"]), unique=True, max_size=3),
+                   st.sampled_from(["x", "y"]))
+_registries = st.lists(_tools, max_size=6).map(
+    lambda ts: reg(*{(t.server, t.name): t for t in ts}.values()))  # unique server/name, as loaders ensure
+
+
+@settings(max_examples=60, deadline=None)
+@given(_registries, _registries)
+def test_diff_properties(a, b):
+    d, back = diff(a, b), diff(b, a)
+    # The rows add up to the request change, and swapping the versions negates it.
+    assert int(d.tools["delta"].sum()) == d.request_delta == -back.request_delta
+    assert d.counts()["added"] == back.counts()["removed"] and d.counts()["changed"] == back.counts()["changed"]
+    assert diff(a, a).identical
+    # Every tool of either version is accounted for exactly once.
+    assert len(d.tools[d.tools["status"] != "removed"]) == len(b)
+    assert len(d.tools[d.tools["status"] != "added"]) == len(a)
