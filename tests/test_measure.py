@@ -322,3 +322,19 @@ def test_totals_only_table_has_no_part_breakdown():
     assert table.attrs["parts"] is False
     with pytest.raises(ts.InputError, match="parts=False"):
         by_part(table)
+
+
+@pytest.mark.parametrize("name", ["o200k_base", "cl100k_base"])
+def test_token_byte_lengths_match_tiktoken_decoding(name):
+    from _oracle import encoding
+
+    from toolsurvey.measure import _byte_lengths
+
+    enc = encoding(name)
+    expected = np.zeros(enc.n_vocab, dtype=np.int64)
+    for i in range(enc.n_vocab):
+        try:
+            expected[i] = len(enc.decode_single_token_bytes(i))
+        except KeyError:  # ids between the last rank and the special tokens
+            pass
+    assert (_byte_lengths(name) == expected).all()

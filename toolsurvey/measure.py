@@ -26,6 +26,12 @@ def _byte_lengths(encoding: str) -> np.ndarray:
     """Length in bytes of every token id of `encoding` (0 for ids that are not tokens)."""
     enc = get_encoding(encoding)
     out = np.zeros(enc.n_vocab, dtype=np.int64)
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    if isinstance(ranks, dict) and ranks:  # 30x faster than asking for each id's bytes
+        out[np.fromiter(ranks.values(), np.int64, len(ranks))] = np.fromiter(map(len, ranks), np.int64, len(ranks))
+        for text, i in enc._special_tokens.items():
+            out[i] = len(text.encode("utf-8"))
+        return out
     for i in range(enc.n_vocab):
         try:
             out[i] = len(enc.decode_single_token_bytes(i))
