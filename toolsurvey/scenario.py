@@ -186,6 +186,7 @@ class Scenario:
     caching: str = "none"
     render: str = "json"               # footprint rendering; "auto" = the model's provider rendering
     encoding: str | None = None
+    calibration: str | None = None     # calibration JSON (toolsurvey calibrate) applied to the tool table
     overhead_tokens: float | None = None      # None: the rendering's provider overhead
     tool_tokens: float | None = None          # average-size mode: tokens per tool
     registry_size: int | None = None          # average-size mode: tools in the registry
@@ -339,7 +340,7 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
         doc["phases"] = phases
         if overflow and "overflow" not in doc:
             doc["overflow"] = overflow
-    for k in ("accuracy_curve",):
+    for k in ("accuracy_curve", "calibration"):
         if isinstance(doc.get(k), str):
             doc[k] = rel(doc[k])
     if isinstance(doc.get("price_file"), str) and not doc["price_file"].startswith(("http://", "https://")):

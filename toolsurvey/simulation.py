@@ -141,9 +141,10 @@ class _Context:
         if render == "auto":
             render = PROVIDER_RENDER.get(price.provider, "json")
         model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(price.provider) == render else None
-        key = (render, sc.encoding, model)
+        key = (render, sc.encoding, model, sc.calibration)
         if key not in self.tables:
-            self.tables[key] = tool_table(self.reg, render=render, encoding=sc.encoding, model=model)
+            self.tables[key] = tool_table(self.reg, render=render, encoding=sc.encoding, model=model,
+                                          calibration=sc.calibration)
         return self.tables[key]
 
     def profile(self, sc: Scenario, table: ToolTable) -> Profile:

@@ -43,15 +43,24 @@ class ToolTable:
 
 
 def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = None,
-               model: str | None = None) -> ToolTable:
-    """Measure `reg` (and the search tool) with `footprint` under one rendering."""
+               model: str | None = None, calibration: str | None = None) -> ToolTable:
+    """Measure `reg` (and the search tool) with `footprint` under one rendering, calibrated to a
+    provider's exact counts when a calibration file is given; raises InputError for a bad file."""
     from .measure import footprint
 
-    fp = footprint(reg, encoding=encoding, render=render, model=model)
+    def measure(r: Registry):
+        fp = footprint(r, encoding=encoding, render=render, model=model)
+        if calibration is None:
+            return fp
+        from .calibration import apply_calibration, load_calibration
+
+        return apply_calibration(fp, load_calibration(calibration))
+
+    fp = measure(reg)
     tools = list(reg)
     rows = fp[fp["kind"] == "tool"]
     inst = fp[fp["kind"] == "instructions"].groupby("server")["tokens"].sum()
-    search = footprint(Registry.from_tools([SEARCH_TOOL]), encoding=encoding, render=render, model=model)
+    search = measure(Registry.from_tools([SEARCH_TOOL]))
     return ToolTable(
         names=[t.name for t in tools], keys=[t.key for t in tools], servers=[t.server for t in tools],
         tags=[dict(t.tags) for t in tools], tokens=rows["tokens"].to_numpy(dtype=float),

@@ -34,6 +34,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="how tool definitions are measured (auto: the model's provider rendering)")
     p.add_argument("--tool-tokens", dest="tool_tokens", type=float, help="average-size mode: tokens per tool")
     p.add_argument("--registry-size", dest="registry_size", type=int, help="average-size mode: tools in the registry")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration file from `toolsurvey calibrate`: scale offline counts to a provider's exact ones")
     p.add_argument("--prices", dest="price_file", metavar="FILE_OR_URL",
                    help="price file: toolsurvey TOML or LiteLLM model_prices_and_context_window.json")
     p.add_argument("--no-accuracy", dest="accuracy", action="store_false", default=None,
@@ -79,7 +81,7 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
     if args.caching:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
     for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render",
-              "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed"):
+              "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
         v = getattr(args, k)
         if v is not None:
             axes[k] = v
