@@ -7,6 +7,8 @@ import sys
 import pandas as pd
 import pytest
 from conftest import DATA, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.errors import InputError
@@ -177,3 +179,38 @@ def test_sample_log_shape():
         repeats += key in seen
         seen.add(key)
     assert s["repeated"].sum() == repeats
+
+
+# --- properties against a plain loop ---------------------------------------------------------------
+
+CALL = st.fixed_dictionaries({
+    "tool": st.sampled_from(["list_alerts", "query_logs", "restart_service", "nope"]),
+    "session": st.sampled_from(["a", "b", None]),
+    "arguments": st.sampled_from([{}, {"x": 1}, {"x": 2}]),
+    "timestamp": st.one_of(st.none(), st.integers(1_700_000_000, 1_700_000_000 + 200 * 86400)),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(CALL, min_size=1, max_size=40))
+def test_repeats_and_counts_match_a_plain_loop(records):
+    records = [{k: v for k, v in r.items() if v is not None} for r in records]
+    u = load_usage(records)
+    with_sessions = any("session" in r for r in records)
+    expected, seen, prev = [], set(), None
+    for r in records:
+        key = (r["tool"], json.dumps(r["arguments"], sort_keys=True))
+        if with_sessions:
+            k = (r.get("session", "(no session)"), *key)
+            expected.append(k in seen)
+            seen.add(k)
+        else:
+            expected.append(key == prev)
+            prev = key
+    assert list(repeated(u.calls)) == expected
+    s = summarize(u, REG, window_days=None)
+    assert s["calls"].sum() == len(records)
+    assert (s["repeated"] <= s["calls"]).all() and s["repeated"].sum() == sum(expected)
+    known = {"list_alerts", "query_logs", "restart_service"}
+    assert set(s.loc[s["status"] == "unknown", "tool"]) == ({"nope"} & {r["tool"] for r in records})
+    assert s.loc[s["tool"].isin(known), "calls"].sum() == sum(r["tool"] in known for r in records)
