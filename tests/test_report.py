@@ -371,3 +371,13 @@ def test_cli_missing_inputs_exit_2(cli, write_json, tmp_path):
     assert code == 2 and "none.jsonl" in err and not (tmp_path / "r.html").exists()
     code, out, err = cli("report", path, "--scenario", tmp_path / "none.toml", "-o", tmp_path / "r.html")
     assert code == 2 and "none.toml" in err and not (tmp_path / "r.html").exists()
+
+
+def test_monte_carlo_spread_is_the_runs_percentiles():
+    from toolsurvey.simulation import simulate
+
+    sc = scenario(steps={"dist": "poisson", "mean": 5}, samples=300, seed=7)
+    rep = ts.report(REG, scenario=sc)
+    spread = rep.tables["spread"].data.set_index("percentile")
+    want = simulate(REG, sc).percentiles
+    pd.testing.assert_frame_equal(spread, want, check_names=False)

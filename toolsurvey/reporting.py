@@ -16,7 +16,7 @@ import pandas as pd
 from . import _markdown as md
 from ._io import atomic_write
 from .diffing import as_registry
-from .errors import InputError
+from .errors import InputError, ToolsurveyError
 from .measure import by_server, footprint, request_total, tools_only
 
 FORMATS = ("html", "markdown", "csv")
@@ -36,6 +36,7 @@ COLUMNS = {
     "response_tokens_total": ("Result tokens in the log", "int"),
     "repeated": ("Repeated identical calls", "int"), "errors": ("Errors", "int"),
     "cost_per_completed_task": ("Cost per completed task", "usd"),
+    "cost": ("Cost per task attempt", "usd"), "requests": ("Requests per task", "float1"),
     "tokens_per_request": ("Tokens saved per request", "int"), "tokens_per_task": ("Tokens saved per task", "int"),
 }
 
@@ -225,11 +226,14 @@ def _load_scenario(scenario: Any, inp: _Inputs) -> Any:
 
 
 def _simulate(reg: Any, sc: Any, **changes) -> Any:
-    """`simulate` with its warnings kept on the run (they are printed in the method section)."""
+    """`simulate` with its warnings kept on the run (they are printed in the method section).
+    What-if runs (any change) use expected values only: Monte Carlo is for the main run's spread."""
     import warnings
 
     from .simulation import simulate
 
+    if changes:
+        changes.setdefault("samples", 0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return simulate(reg, sc, **changes)
@@ -358,7 +362,7 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
     def try_change(label: str, reg: Any = None, **changes: Any) -> None:
         try:
             after = _month(_simulate(reg if reg is not None else inp.reg, sc, **changes))
-        except Exception:  # a lever that does not apply to this registry is simply not offered
+        except ToolsurveyError:  # e.g. a phase left with no tool: this lever does not apply here
             return
         if after == after and base - after > 0:
             out.append((label, base - after))
@@ -501,8 +505,6 @@ def _plan(inp: _Inputs) -> Section:
         return s
     import warnings
 
-    from .errors import ToolsurveyError
-
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -578,6 +580,12 @@ def _sensitivity(inp: _Inputs) -> Section:
     s.text.append("The monthly cost recomputed with one assumption changed at a time, the others as in "
                   "the scenario. A wide range means that assumption deserves a measurement of its own.")
     s.tables.append(Table("sensitivity", "Cost per month when one assumption changes", table))
+    pct = inp.run.percentiles
+    if pct is not None:
+        spread = pct.reset_index().rename(columns={"index": "percentile"})
+        s.tables.append(Table("spread", f"Spread over {pct.attrs.get('samples', 0):,} simulated tasks "
+                              f"(seed {pct.attrs.get('seed')})", spread,
+                              note="Steps and result sizes drawn from the scenario's distributions."))
     return s
 
 
