@@ -264,3 +264,18 @@ def test_missing_path_and_bad_cap_are_input_errors(tmp_path):
 def test_unknown_trimming_options_are_named():
     with pytest.raises(InputError, match="unknown trimming option.*kep"):
         ts.measure_responses({"a": 1}, trimming={"kep": "a"})
+
+
+@pytest.mark.parametrize("header, size", [
+    (b"GIF89a" + struct.pack("<HH", 640, 480) + b"\0" * 20, (640, 480)),
+    (b"\xff\xd8\xff\xe0" + struct.pack(">H", 16) + b"JFIF\0" + b"\0" * 9
+     + b"\xff\xc0" + struct.pack(">HBHH", 17, 8, 300, 500) + b"\0" * 10, (500, 300)),
+    (b"RIFF\0\0\0\0WEBPVP8X" + b"\0" * 8 + (1023).to_bytes(3, "little") + (767).to_bytes(3, "little"), (1024, 768)),
+])
+def test_image_sizes_are_read_from_gif_jpeg_and_webp_headers(header, size):
+    from toolsurvey.payloads import image_size
+
+    assert image_size(header) == size
+    b64 = base64.b64encode(header).decode()
+    wrapped = "data:image/x;base64," + "\n".join(b64[i:i + 20] for i in range(0, len(b64), 20))
+    assert image_tokens(wrapped)[0] == math.ceil(size[0] * size[1] / 750)

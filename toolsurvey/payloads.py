@@ -165,8 +165,12 @@ def image_size(data: bytes) -> tuple[int, int] | None:
 def image_tokens(b64: str, mime: str | None = None) -> tuple[int, str]:
     """Tokens an image costs by the provider rule, and a note when its size could not be read."""
     rule = image_rule()
+    text = str(b64)
+    if text.startswith("data:"):  # a data URL: data:image/png;base64,....
+        text = text.partition(",")[2]
+    text = re.sub(r"[^A-Za-z0-9+/]", "", text[:65536])  # the header is enough to read the size
     try:
-        head = base64.b64decode(str(b64)[:65536] + "=" * (-len(str(b64)[:65536]) % 4), validate=False)
+        head = base64.b64decode(text[:len(text) // 4 * 4])
     except (binascii.Error, ValueError):
         head = b""
     size = image_size(head)
