@@ -449,8 +449,9 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
     for name, servers in sorted(reg.collisions().items()):
         for t in reg:
             if t.name == name:
-                others = sorted({s for s in servers if s != t.server}) or [t.server]
-                yield Hit(f"{name!r} is also defined by {', '.join(others)}", tool=t,
+                others = sorted({s for s in servers if s != t.server})
+                where = f"also defined by {', '.join(others)}" if others else f"defined twice in {t.server}"
+                yield Hit(f"{name!r} is {where}", tool=t,
                           fix=f"prefix the name with the service it belongs to (e.g. {t.server}_{name})")
 
 
