@@ -279,3 +279,12 @@ def test_image_sizes_are_read_from_gif_jpeg_and_webp_headers(header, size):
     b64 = base64.b64encode(header).decode()
     wrapped = "data:image/x;base64," + "\n".join(b64[i:i + 20] for i in range(0, len(b64), 20))
     assert image_tokens(wrapped)[0] == math.ceil(size[0] * size[1] / 750)
+
+
+def test_measuring_files_does_not_import_httpx():
+    import subprocess
+    import sys
+
+    code = ("import sys, toolsurvey as ts; ts.field_costs(sys.argv[1]); "
+            "assert 'httpx' not in sys.modules, 'httpx imported'")
+    subprocess.run([sys.executable, "-c", code, str(DATA / "responses" / "list_issues")], check=True)
