@@ -8,7 +8,8 @@ import pytest
 from _oracle import compact, ntok
 from _strategies import registries
 from conftest import DATA
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.formats import FORMATS
@@ -235,3 +236,37 @@ def test_nesting_too_deep_is_a_clear_error(tmp_path):
     p.write_text('{"name": "a", "inputSchema": ' + "[" * 100_000 + "]" * 100_000 + "}")
     with pytest.raises(ts.InputError, match="nested too deeply"):
         ts.load(p)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.sampled_from(["name", "description", "inputSchema", "input_schema", "parameters", "tools",
+                         "servers", "type", "function", "functionDeclarations", "path", "tags",
+                         "instructions", "jsonrpc", "result", "error", "annotations", "outputSchema", "x"]),
+        children, max_size=5),
+    max_leaves=20)
+
+
+_entries = st.one_of(_json_values, st.lists(_json_values, max_size=3), st.fixed_dictionaries({}, optional={
+    "tools": st.one_of(_json_values, st.lists(st.fixed_dictionaries({"name": st.text(max_size=4)}, optional={
+        "inputSchema": _json_values, "description": _json_values}), max_size=3)),
+    "path": _json_values, "tags": _json_values, "instructions": _json_values, "error": _json_values}))
+_registries = st.fixed_dictionaries({"servers": st.dictionaries(st.text(max_size=4), _entries, max_size=3)})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_json_values | _registries)
+@example({"servers": {"a": {"path": 5}}})
+@example({"servers": {"a": {"tools": [{"name": "x"}], "tags": [1]}}})
+@example({"servers": {"a": {"tools": [{"name": "x"}], "tags": {"x": 5}}}})
+@example({"servers": {"a": {"tools": {"servers": {"b": []}}}}})
+def test_any_json_value_loads_or_gives_an_input_error(value):
+    try:
+        reg = ts.load(value)
+    except ts.InputError as e:
+        assert str(e)
+        return
+    ts.footprint(reg)
+    for fmt in FORMATS:
+        ts.dump(reg, fmt)

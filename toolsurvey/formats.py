@@ -304,17 +304,24 @@ def _load_registry(value: dict, source: str, base: Path) -> Registry:
         if not isinstance(entry, dict):
             raise InputError(f"{where}: expected a list of tools or an object with 'tools' or 'path', found {_found(entry)}")
         if "path" in entry:
+            if not isinstance(entry["path"], str):
+                raise InputError(f"{where}: 'path' is {_found(entry['path'])}, expected a file name "
+                                 "relative to the registry file")
             where = str(base / entry["path"])
             tools_value = read_json(base / entry["path"])
         elif "tools" in entry:
             tools_value = entry["tools"]
         else:
             raise InputError(f"{where}: has neither 'tools' nor 'path'")
+        if _is_registry(_unwrap(tools_value, where)):
+            raise InputError(f"{where}: holds another registry ('servers'); expected a list of tools")
         part = (from_json(tools_value, source=where, server=name, base=base)
                 if tools_value != [] else Registry({name: Server(name)}))
         tags = entry.get("tags") or {}
-        tools = tuple(replace(t, tags={**t.tags, **tags.get(t.name, {})})
-                      for t in part.servers[name].tools)
+        if not isinstance(tags, dict):
+            reg.warnings.append(f"{where}: tags is {_found(tags)}, expected {{tool name: {{tag: value}}}}; ignored")
+            tags = {}
+        tools = tuple(replace(t, tags={**t.tags, **_tags(tags.get(t.name))}) for t in part.servers[name].tools)
         info = {k: v for k, v in entry.items() if k not in ("tools", "path", "instructions", "tags")}
         instructions = entry.get("instructions")
         if instructions is not None and not isinstance(instructions, str):
@@ -325,6 +332,10 @@ def _load_registry(value: dict, source: str, base: Path) -> Registry:
                                 "it counts as no tools")
         reg = reg.merge(Registry({name: Server(name, tools, instructions, info)}, part.warnings))
     return reg
+
+
+def _tags(value: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else {}
 
 
 def _found(v: Any) -> str:
