@@ -104,7 +104,9 @@ def test_sample_report_first_screen(tmp_path):
 
     reg = ts.load(ROOT / "data" / "registries" / "ops_assistant.json")
     out = tmp_path / "report.html"
-    ts.report(reg).save(out)
+    rep = ts.report(reg, scenario=ROOT / "data" / "scenarios" / "ops_assistant.toml",
+                    usage=ROOT / "data" / "usage" / "ops_assistant.jsonl")
+    rep.save(out)
     with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
         ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
                                                    args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
@@ -119,5 +121,8 @@ def test_sample_report_first_screen(tmp_path):
             assert errors == []
             first = page.inner_text("section#summary")
             assert "Executive summary" in first
+            # The first screen shows the monthly cost and the levers, as the browser renders them.
+            assert page.inner_text("[data-figure=cost_per_month]") == rep.headlines["cost_per_month"].shown
+            assert page.is_visible("[data-figure=cost_per_month]") and "saves about" in first
         finally:
             ctx.close()

@@ -71,6 +71,7 @@ class Section:
     text: list[str] = field(default_factory=list)
     figures: list[Headline] = field(default_factory=list)
     bullets: list[str] = field(default_factory=list)
+    bullets_title: str = ""
     tables: list[Table] = field(default_factory=list)
     charts: list[Any] = field(default_factory=list)  # plotly Figures
     notes: list[str] = field(default_factory=list)
@@ -341,6 +342,7 @@ def _summary(inp: _Inputs) -> Section:
         f"{r['tool_tokens_per_task']:,.0f} tokens of tool definitions per task. {r['success']:.0%} of tasks "
         f"succeed under the accuracy assumption, so a completed task costs {_usd(r['cost_per_completed_task'])}.")
     inp.levers = _levers(inp)
+    s.bullets_title = "The biggest levers, each simulated on its own against the scenario:"
     for label, saving in inp.levers[:3]:
         s.bullets.append(f"{label}: saves about {_usd(saving)} per month")
     if inp.levers:
@@ -782,7 +784,9 @@ def _render_markdown(r: Report) -> str:
         if s.figures:
             out += [md.table(["Figure", "Value"], [(f.label, md.Raw(md.escape(f.shown))) for f in s.figures],
                              right=(1,)), ""]
-        out += [f"- {md.escape(b)}" for b in s.bullets] + ([""] if s.bullets else [])
+        if s.bullets:
+            out += ([md.escape(s.bullets_title), ""] if s.bullets_title else []) + \
+                   [f"- {md.escape(b)}" for b in s.bullets] + [""]
         for t in s.tables:
             headers, rows = _rows(t)
             out += [f"**{md.escape(t.caption)}**", "",
