@@ -231,6 +231,11 @@ def test_duplicate_names_in_one_server_warn_and_both_count(write_json):
     assert ts.footprint(reg)["tokens"].sum() == 2 * ntok(compact(tool))
 
 
+def test_a_path_with_a_nul_character_is_a_clear_error():
+    with pytest.raises(ts.InputError, match="cannot contain a NUL"):
+        ts.load("tools\x00.json")
+
+
 def test_nesting_too_deep_is_a_clear_error(tmp_path):
     p = tmp_path / "deep.json"
     p.write_text('{"name": "a", "inputSchema": ' + "[" * 100_000 + "]" * 100_000 + "}")
@@ -256,7 +261,7 @@ _registries = st.fixed_dictionaries({"servers": st.dictionaries(st.text(max_size
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_json_values | _registries)
+@given(_json_values.filter(lambda v: not isinstance(v, str)) | _registries)  # a string is a path
 @example({"servers": {"a": {"path": 5}}})
 @example({"servers": {"a": {"tools": [{"name": "x"}], "tags": [1]}}})
 @example({"servers": {"a": {"tools": [{"name": "x"}], "tags": {"x": 5}}}})

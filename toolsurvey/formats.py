@@ -79,6 +79,8 @@ def _load_one(src: Any, format: str | None, server: str | None) -> Registry:
         return src
     if isinstance(src, (str, os.PathLike)):
         p = Path(src)
+        if "\0" in str(p):
+            raise InputError(f"{str(p)!r}: a file name cannot contain a NUL character")
         if p.is_dir():
             files = sorted(p.glob("*.json"))
             if not files:
