@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python bench/responses.py [N_PAYLOADS]
 Target (issue 4): `field_costs` within 3x of parsing and encoding the same payloads with no attribution.
-Both sides start from the same JSON texts and include parsing; the best of three runs counts.
+Both sides start from the same JSON texts and include parsing; the best of three runs counts, and the
+ratio is taken against the faster of two baselines (tiktoken's list and numpy outputs).
 """
 
 from __future__ import annotations
@@ -54,28 +55,39 @@ def _best(fn, repeat: int = 3) -> float:
 def main(n: int = 10_000) -> None:
     rng = random.Random(4)
     texts = [json.dumps(payload(rng, i), separators=(",", ":")) for i in range(n)]
-    encode = get_encoding("o200k_base").encode_ordinary
+    enc = get_encoding("o200k_base")
     ts.field_costs(ts.Payload.from_text(texts[0], "t"))  # warm up: encoding and token byte lengths
 
-    def raw():
+    def raw_list():  # the everyday call: a Python list of token ids
         total = 0
         for t in texts:
             json.loads(t)
-            total += len(encode(t))
+            total += len(enc.encode_ordinary(t))
+        return total
+
+    def raw_numpy():  # tiktoken's fastest path, a numpy buffer (what toolsurvey uses internally)
+        total = 0
+        for t in texts:
+            json.loads(t)
+            total += len(enc.encode_to_numpy(t, allowed_special=set(), disallowed_special=()))
         return total
 
     def attributed():
         return ts.field_costs([ts.Payload.from_text(t, "list_issues") for t in texts])
 
-    expected = raw()
+    expected = raw_list()
+    assert raw_numpy() == expected
     costs = attributed()
     assert costs["own"].sum() == expected, "attribution must add up to the raw count"
-    t_raw, t_attr = _best(raw), _best(attributed)
+    t_list, t_numpy, t_attr = _best(raw_list), _best(raw_numpy), _best(attributed)
+    baseline = min(t_list, t_numpy)
     size = sum(map(len, texts)) / n
     print(f"{n:,} payloads, mean {size:,.0f} bytes, {expected:,} tokens, {len(costs):,} paths")
-    print(f"raw json.loads + tiktoken encode: {t_raw:.2f} s")
-    print(f"field_costs (exact attribution):  {t_attr:.2f} s")
-    print(f"ratio: {t_attr / t_raw:.2f}x (target <= 3x)")
+    print(f"json.loads + tiktoken encode_ordinary: {t_list:.2f} s")
+    print(f"json.loads + tiktoken encode_to_numpy: {t_numpy:.2f} s")
+    print(f"field_costs (exact attribution):       {t_attr:.2f} s")
+    print(f"ratio: {t_attr / baseline:.2f}x against the faster baseline (target <= 3x); "
+          f"{t_attr / t_list:.2f}x against encode_ordinary")
 
 
 if __name__ == "__main__":
