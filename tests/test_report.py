@@ -381,3 +381,17 @@ def test_monte_carlo_spread_is_the_runs_percentiles():
     spread = rep.tables["spread"].data.set_index("percentile")
     want = simulate(REG, sc).percentiles
     pd.testing.assert_frame_equal(spread, want, check_names=False)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-4o"])
+def test_provider_rendering_follows_the_scenario(model):
+    from toolsurvey.scenario import Scenario
+    from toolsurvey.simulation import simulate
+
+    sc = Scenario(model=model, render="auto")
+    rep = ts.report(REG, scenario=sc)
+    want = simulate(REG, sc).summary["tool_tokens_per_request"]
+    assert rep.headlines["tool_tokens_per_request"].value == want
+    provider = "Anthropic" if model.startswith("claude") else "OpenAI"
+    assert provider in rep.section("method").text[0]
+    assert rep.headlines["tool_tokens_per_request"].label == "tokens of tool definitions in every request"

@@ -314,10 +314,11 @@ def _summary(inp: _Inputs) -> Section:
         return s
     r = inp.run.summary
     sc = inp.scenario
-    if sc.strategy != "all" or r["tool_tokens_per_request"] != total:
-        s.figures[0] = Headline("tool_tokens_per_request", f"tool-definition tokens per request "
-                                f"(mean, {sc.strategy} strategy; {total:,} with every tool)",
-                                r["tool_tokens_per_request"], _fmt_int(r["tool_tokens_per_request"]))
+    every = int(t.loc[t["kind"] != "overhead", "tokens"].sum())  # the simulation counts the overhead apart
+    label = ("tokens of tool definitions in every request" if r["tool_tokens_per_request"] == every else
+             f"tool-definition tokens per request (mean, {sc.strategy} strategy; {every:,} with every tool)")
+    s.figures[0] = Headline("tool_tokens_per_request", label, r["tool_tokens_per_request"],
+                            _fmt_int(r["tool_tokens_per_request"]))
     s.figures += [
         Headline("tokens_per_task", "tokens per task (input and output)",
                  r["input_tokens_per_task"] + r["output_tokens_per_task"],
@@ -594,8 +595,8 @@ def _sensitivity(inp: _Inputs) -> Section:
 def _method(inp: _Inputs) -> Section:
     a = inp.table.attrs
     s = Section("method", "Method and assumptions")
-    s.text.append(f"Tokens are counted exactly with the {a['encoding']} tokenizer (tiktoken) on the "
-                  f"text the model receives. Rendering: {a['method']}.")
+    s.text.append(f"Tokens are counted with the {a['encoding']} tokenizer (tiktoken) on the text the model "
+                  f"receives. Rendering: {a['method']}.")
     if a.get("model"):
         s.text.append(f"Provider formatting constants are those of {a['model']}.")
     if inp.run is not None:
