@@ -137,3 +137,14 @@ def test_subprocess_prints_odd_unicode_without_crashing(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
     assert "1 tools in 1 servers" in out.stdout
+
+
+def test_text_table_formats_shares_counts_and_text():
+    from toolsurvey.cli._common import render_table
+
+    df = pd.DataFrame({"server": ["alpha", "b"], "tokens": [12345, 7], "share": [0.5, 0.125],
+                       "note_share": ["n/a", "x"]})
+    lines = render_table(df).splitlines()
+    assert lines[0].split() == ["server", "tokens", "share", "note_share"]
+    assert lines[2].split() == ["alpha", "12,345", "50.0%", "n/a"]
+    assert lines[3].split() == ["b", "7", "12.5%", "x"]

@@ -44,7 +44,7 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
 
 
 def _cell(v: Any, col: str) -> str:
-    if isinstance(v, float) and col in ("share",) or col.endswith("_share"):
+    if isinstance(v, float) and (col == "share" or col.endswith("_share")):
         return f"{v:.1%}"
     if isinstance(v, (int,)) and not isinstance(v, bool):
         return f"{v:,}"
