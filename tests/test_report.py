@@ -8,7 +8,7 @@ import re
 import pandas as pd
 import pytest
 from bs4 import BeautifulSoup
-from conftest import compact
+from conftest import DATA, compact
 
 import toolsurvey as ts
 from toolsurvey import reporting
@@ -174,12 +174,7 @@ def test_html_is_self_contained_and_only_our_scripts_may_run(small):
 
 
 def test_sample_registry_figures_match_footprint():
-    path = "data/registries/ops_assistant.json"
-    pytest.importorskip("toolsurvey.formats")
-    try:
-        reg = ts.load(path)
-    except ts.InputError:
-        pytest.skip("sample registry not present")
+    reg = ts.load(DATA / "registries" / "ops_assistant.json")
     soup = soup_of(ts.report(reg, scenario=scenario()))
     shown = soup.find(attrs={"data-figure": "tool_tokens_per_request"}).get_text()
     assert number(shown) == request_total(ts.footprint(reg))
@@ -317,8 +312,8 @@ def test_plan_section_equals_plan_called_separately():
     from toolsurvey.planning import plan
     from toolsurvey.usage import load_usage
 
-    reg = ts.load("data/registries/ops_assistant.json")
-    usage = load_usage("data/usage/ops_assistant.jsonl")
+    reg = ts.load(DATA / "registries" / "ops_assistant.json")
+    usage = load_usage(DATA / "usage" / "ops_assistant.jsonl")
     sc = scenario(steps=6, system_prompt_tokens=1200)
     rep = ts.report(reg, scenario=sc, usage=usage)
     with warnings.catch_warnings():
