@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Registry:
     sources: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_tools(cls, tools: Iterable[Tool], **kwargs) -> "Registry":
+    def from_tools(cls, tools: Iterable[Tool], **kwargs) -> Registry:
         """Group tools by their `server` field, keeping their order."""
         grouped: dict[str, list[Tool]] = {}
         for t in tools:
@@ -89,7 +90,7 @@ class Registry:
         per = ", ".join(f"{s.name}: {len(s.tools)}" for s in self.servers.values())
         return f"<Registry {len(self)} tools in {len(self.servers)} servers ({per})>"
 
-    def merge(self, other: "Registry") -> "Registry":
+    def merge(self, other: Registry) -> Registry:
         """Both registries' servers; a server present in both has its tools concatenated."""
         servers = dict(self.servers)
         for name, s in other.servers.items():
@@ -101,18 +102,18 @@ class Registry:
             servers[name] = s
         return Registry(servers, self.warnings + other.warnings, self.sources + other.sources)
 
-    def filter(self, keep: Callable[[Tool], bool]) -> "Registry":
+    def filter(self, keep: Callable[[Tool], bool]) -> Registry:
         """A registry of the tools for which `keep(tool)` is true (servers left empty are kept)."""
         servers = {n: replace(s, tools=tuple(t for t in s.tools if keep(t)))
                    for n, s in self.servers.items()}
         return Registry(servers, list(self.warnings), list(self.sources))
 
-    def select(self, *patterns: str) -> "Registry":
+    def select(self, *patterns: str) -> Registry:
         """Tools whose name or `server/name` matches any glob pattern."""
         return self.filter(lambda t: any(fnmatch.fnmatchcase(t.name, p) or
                                          fnmatch.fnmatchcase(t.key, p) for p in patterns))
 
-    def map(self, change: Callable[[Tool], Tool]) -> "Registry":
+    def map(self, change: Callable[[Tool], Tool]) -> Registry:
         """A registry with `change` applied to every tool."""
         servers = {n: replace(s, tools=tuple(change(t) for t in s.tools))
                    for n, s in self.servers.items()}

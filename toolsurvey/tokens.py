@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import threading
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 import tiktoken
@@ -70,7 +70,7 @@ def shipped_ranks(name: str) -> dict[bytes, int]:
     return ranks
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(name: str) -> tiktoken.Encoding:
     if name in SHIPPED:
         pat_str, special = _SPECS[name]
