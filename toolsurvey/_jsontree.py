@@ -172,7 +172,7 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
     pids: list[int] = []
     occ: list[int] = [root]
     put_t, put_p, put_o = texts.append, pids.append, occ.append
-    child = table.child
+    child, ids = table.child, table.ids
     stack: list[list] = []
 
     def open_(prefix: str, v: Any, pid: int, d: int) -> None:
@@ -214,7 +214,9 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
         else:
             v, prefix, key = item, sep, "[]"
         if d < max_depth:
-            pid = child(cpid, key)
+            pid = ids.get((cpid, key))
+            if pid is None:
+                pid = child(cpid, key)
             put_o(pid)
         else:
             pid = cpid
