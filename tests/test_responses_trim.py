@@ -179,3 +179,9 @@ def test_keep_and_drop_of_the_same_fields_partition_each_record(value, fields):
 def test_keeping_every_field_changes_nothing(value):
     t = ts.trim(value, keep="a,b,c,d")
     assert t.value == value and t.tokens_after == t.tokens_before
+
+
+def test_a_keep_path_inside_another_kept_path_is_not_reported_as_unmatched():
+    t = ts.trim(ISSUES, keep="user,user.login,title")
+    assert t.value == [{"title": i["title"], "user": i["user"]} for i in ISSUES]
+    assert t.unmatched == {"keep": []} and t.warnings == []

@@ -277,6 +277,12 @@ def to_text(value: Any, how: str = "json") -> tuple[str, str | None]:
     return "\n".join(lines + ([marker] if marker else [])) + "\n", None
 
 
+def _missing(paths: list[str], matched: set[str]) -> list[str]:
+    """Paths that matched nothing, not counting those inside a matched path ('user.login' under 'user')."""
+    hit = [_jsontree.path_parts(m) for m in matched]
+    return [p for p in paths if not any(_jsontree.path_parts(p)[:len(h)] == h for h in hit)]
+
+
 def _summary(counts: Counter, limit: int = 8) -> str:
     items = [f"{p} ({n})" for p, n in counts.most_common(limit)]
     if len(counts) > limit:
@@ -334,11 +340,11 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     if payload.is_json:
         if keep:
             new, dropped, matched = keep_paths(value, keep)
-            unmatched["keep"] = [p for p in parse_paths(keep) if p not in matched]
+            unmatched["keep"] = _missing(parse_paths(keep), matched)
             step("keep " + ",".join(parse_paths(keep)), new, _summary(dropped))
         if drop:
             new, dropped, matched = drop_paths(value, drop)
-            unmatched["drop"] = [p for p in parse_paths(drop) if p not in matched]
+            unmatched["drop"] = _missing(parse_paths(drop), matched)
             step("drop " + ",".join(parse_paths(drop)), new, _summary(dropped))
         if drop_empty:
             new, dropped = remove_empty(value)
