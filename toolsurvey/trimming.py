@@ -246,8 +246,6 @@ def to_text(value: Any, how: str = "json") -> tuple[str, str | None]:
     Tables need a list of records; anything else stays compact JSON with a warning."""
     if how not in SERIALIZATIONS:
         raise InputError(f"unknown serialization {how!r}; expected one of: {', '.join(SERIALIZATIONS)}")
-    if isinstance(value, str) and not isinstance(value, Omitted):
-        return value, None
     if how == "json":
         return _jsontree.compact(value), None
     if how == "pretty":
@@ -322,7 +320,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
         value = payload.value
         if (structural or truncate is not None or serialize != "json") and _jsontree.depth(value) > MAX_DEPTH:
             raise TooDeep(f"{payload.source or 'payload'} nests {_jsontree.depth(value):,} levels deep; "
-                             f"trimming walks at most {MAX_DEPTH} (measuring works at any depth)")
+                          f"trimming walks at most {MAX_DEPTH} (measuring works at any depth)")
     else:
         value = payload.text
         if structural:
@@ -333,7 +331,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     def step(name: str, new: Any, dropped: str) -> None:
         nonlocal value
         value = new
-        text = new if isinstance(new, str) else _jsontree.compact(new)
+        text = _jsontree.compact(new) if payload.is_json else new
         n = count(text) + payload.image_tokens
         steps.append({"step": name, "tokens": n, "saved": steps[-1]["tokens"] - n, "dropped": dropped})
 
@@ -355,7 +353,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     if truncate is not None:
         new, cut = truncate_strings(value, truncate, truncate_unit, encoding)
         step(f"truncate {truncate} {truncate_unit}", new, _summary(cut))
-    text, warning = to_text(value, serialize)
+    text, warning = to_text(value, serialize) if payload.is_json else (value, None)
     if warning:
         warnings.append(f"{payload.source or 'payload'}: {warning}")
     n = count(text) + payload.image_tokens
