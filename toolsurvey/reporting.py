@@ -15,6 +15,7 @@ from ._io import atomic_write
 from ._report_render import fmt_int as _fmt_int
 from ._report_render import render_html as _render_html
 from ._report_render import render_markdown as _render_markdown
+from ._report_render import spreadsheet_safe
 from ._report_render import usd as _usd
 from .diffing import as_registry
 from .errors import InputError, ToolsurveyError
@@ -105,13 +106,12 @@ class Report:
 
     def to_csv(self) -> dict[str, str]:
         """File name -> CSV text of every table, plus `summary.csv` with the headline figures."""
-        out = {"summary.csv": pd.DataFrame(
-            [{"figure": f.key, "label": f.label, "value": f.value} for f in self.headlines.values()]
-        ).to_csv(index=False)}
+        out = {"summary.csv": _csv(pd.DataFrame(
+            [{"figure": f.key, "label": f.label, "value": f.value} for f in self.headlines.values()]))}
         if self.levers:
-            out["levers.csv"] = pd.DataFrame(self.levers, columns=["lever", "saving_per_month_usd"]).to_csv(index=False)
+            out["levers.csv"] = _csv(pd.DataFrame(self.levers, columns=["lever", "saving_per_month_usd"]))
         for name, t in self.tables.items():
-            out[f"{name}.csv"] = t.data.to_csv(index=False)
+            out[f"{name}.csv"] = _csv(t.data)
         return out
 
     def save(self, path: str | os.PathLike, format: str | None = None) -> list[Path]:
@@ -137,6 +137,10 @@ class Report:
             return [_shareable(atomic_write(p, text))]
         except OSError as e:
             raise InputError(f"cannot write {p}: {e.strerror}") from None
+
+
+def _csv(df: pd.DataFrame) -> str:
+    return spreadsheet_safe(df).to_csv(index=False)
 
 
 def _shareable(path: Path) -> Path:
