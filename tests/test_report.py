@@ -401,3 +401,13 @@ def test_csv_cells_cannot_become_spreadsheet_formulas():
     top = pd.read_csv(io.StringIO(files["top_tools.csv"]))
     assert top["tool"][0] == "'" + evil
     assert all(not line.startswith(("=", "+", "@")) for text in files.values() for line in text.splitlines())
+
+
+def test_options_given_override_the_scenario_for_the_simulation_too():
+    from toolsurvey.simulation import simulate
+
+    rep = ts.report(REG, scenario=scenario(), render="openai", model="gpt-4o")
+    want = simulate(REG, scenario(render="openai", model="gpt-4o")).summary
+    assert rep.headlines["tool_tokens_per_request"].value == want["tool_tokens_per_request"]
+    assert rep.headlines["cost_per_month"].value == pytest.approx(want["cost_per_month"])
+    assert "OpenAI" in rep.section("method").text[0]

@@ -180,9 +180,14 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     reg = as_registry(reg)
     inp = _Inputs(reg, pd.DataFrame(), top=top)
     inp.scenario = _load_scenario(scenario, inp)
-    settings = measure_settings(inp.scenario) if inp.scenario is not None else {}
-    settings.update({k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v})
-    inp.table = footprint(reg, **{"render": "json", **settings})
+    given = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
+    if inp.scenario is not None:
+        import dataclasses
+
+        # The options given win over the scenario's, for the simulation too, so that both agree.
+        inp.scenario = dataclasses.replace(inp.scenario, **given)
+        given = measure_settings(inp.scenario)
+    inp.table = footprint(reg, **{"render": "json", **given})
     if inp.scenario is not None:
         inp.run = _simulate(reg, inp.scenario)
     inp.findings = _audit(reg, inp)
