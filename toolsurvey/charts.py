@@ -97,3 +97,242 @@ def pareto(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
                       xaxis_title="top N tools (ranked by tokens)", yaxis_title="cumulative share of tool tokens (%)",
                       yaxis_range=[0, 102])
     return fig
+
+
+# -- description length ----------------------------------------------------------------------------
+
+def description_growth(table: pd.DataFrame, scenario, lengths) -> pd.DataFrame:
+    """Sweep rows for every tool's description at each of `lengths` tokens, the rest of each tool as
+    measured (the simulation's average-size mode, so its accuracy assumption applies as usual),
+    with the scenario's visible cap over the whole catalog (strategy "all").
+
+    Adds `description_tokens` and `tool_tokens` columns to `toolsurvey.sweep`'s output.
+    """
+    import dataclasses
+
+    from .simulation import sweep
+
+    tools = table[table["kind"] == "tool"]
+    rest = float((tools["tokens"] - tools["description"]).mean()) if len(tools) else 0.0
+    sizes = [rest + float(d) for d in lengths]
+    # The base scenario carries the average-size fields too: sweep describes its assumptions from it.
+    scenario = dataclasses.replace(scenario, strategy="all", phases=None, tools=(), core=(),
+                                   tool_tokens=sizes[0], registry_size=max(len(tools), 1))
+    grid = sweep(None, scenario, tool_tokens=sizes)
+    grid.insert(0, "description_tokens", [float(d) for d in lengths])
+    grid["tool_tokens"] = sizes
+    return grid
+
+
+def description_lengths(table: pd.DataFrame, *, band: tuple[float, float] | None = (50, 150),
+                        target: float | None = None, title: str | None = None) -> go.Figure:
+    """Histogram of description tokens per tool, with the recommended band shaded and a target line."""
+    tools = table[table["kind"] == "tool"]
+    d = tools["description"]
+    fig = go.Figure(go.Histogram(x=d, name="tools", nbinsx=min(40, max(5, len(d))),
+                                 customdata=tool_label(tools),
+                                 hovertemplate="%{x} tokens: %{y} tools<extra></extra>"))
+    if band is not None:
+        inside = int(d.between(*band).sum())
+        fig.add_vrect(x0=band[0], x1=band[1], fillcolor="green", opacity=0.12, line_width=0,
+                      annotation_text=f"band {band[0]:g}-{band[1]:g}: {inside} of {len(d)} tools",
+                      annotation_position="top left")
+    if target is not None:
+        fig.add_vline(x=target, line_dash="dash", line_color="black", annotation_text=f"target {target:g}")
+    fig.update_layout(title=title or "Description length per tool against the recommended band",
+                      xaxis_title="description tokens per tool", yaxis_title="tools", bargap=0.05)
+    return fig
+
+
+def description_tradeoff(grid: pd.DataFrame, *, target: float | None = None, title: str | None = None) -> go.Figure:
+    """Tokens per request and cost per completed task as descriptions grow (rows of `description_growth`)."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    x = grid["description_tokens"]
+    fig.add_trace(go.Scatter(x=x, y=grid["tool_tokens_per_request"], name="tool tokens per request",
+                             mode="lines", hovertemplate="%{x:.0f} → %{y:,.0f} tokens<extra></extra>"),
+                  secondary_y=False)
+    fig.add_trace(go.Scatter(x=x, y=grid["cost_per_completed_task"], name="cost per completed task",
+                             mode="lines", line_dash="dot",
+                             hovertemplate="%{x:.0f} → $%{y:.4f}<extra></extra>"), secondary_y=True)
+    if target is not None and len(grid):
+        i = int((x - target).abs().to_numpy().argmin())
+        fig.add_trace(go.Scatter(x=[x.iloc[i]], y=[grid["cost_per_completed_task"].iloc[i]], name="target",
+                                 mode="markers", marker=dict(size=12, symbol="diamond"),
+                                 hovertemplate="target %{x:.0f} tokens: $%{y:.4f}<extra></extra>"),
+                      secondary_y=True)
+    fig.update_xaxes(title_text="description tokens per tool")
+    fig.update_yaxes(title_text="tool tokens per request", secondary_y=False)
+    fig.update_yaxes(title_text="cost per completed task (USD)", secondary_y=True)
+    fig.update_layout(title=title or "As descriptions grow: tokens per request vs cost per completed task")
+    return fig
+
+
+# -- catalog size ----------------------------------------------------------------------------------
+
+# (sweep column, panel title, scale, hover format): the four panels of the catalog-size chart.
+CATALOG_PANELS = (
+    ("tool_tokens_per_request", "tool tokens per request", 1, ",.0f"),
+    ("wrong_rate", "wrong-tool rate (%)", 100, ".1f"),
+    ("success", "task success (%)", 100, ".1f"),
+    ("cost_per_completed_task", "cost per completed task (USD)", 1, ".4f"),
+)
+
+
+def catalog_size(grid: pd.DataFrame, *, x: str = "visible", color: str = "strategy",
+                 marker: float | None = None, title: str | None = None) -> go.Figure:
+    """Four panels against visible tools (tokens per request, wrong-tool rate, success, cost per
+    completed task), one line per `color` value; `marker` highlights one visible count."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=2, cols=2, subplot_titles=[p[1] for p in CATALOG_PANELS],
+                        horizontal_spacing=0.1, vertical_spacing=0.14)
+    palette = ("#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3")
+    groups = list(dict.fromkeys(grid[color]))
+    for i, (col, label, scale, fmt) in enumerate(CATALOG_PANELS):
+        row, c = divmod(i, 2)
+        for j, g in enumerate(groups):
+            part = grid[grid[color] == g].sort_values(x)
+            fig.add_trace(go.Scatter(
+                x=part[x], y=part[col] * scale, mode="lines", name=str(g), legendgroup=str(g),
+                showlegend=i == 0, line_color=palette[j % len(palette)],
+                hovertemplate=f"{g}: %{{x}} visible → %{{y:{fmt}}}<extra>{label}</extra>"), row=row + 1, col=c + 1)
+        fig.update_xaxes(title_text="visible tools", row=row + 1, col=c + 1)
+        fig.update_yaxes(title_text=label, row=row + 1, col=c + 1)
+    if marker is not None:
+        for i in range(4):
+            fig.add_vline(x=marker, line_dash="dot", line_color="gray", row=i // 2 + 1, col=i % 2 + 1)
+    fig.update_layout(title=title or "Catalog size: what more visible tools cost, per strategy",
+                      legend_title=color, height=650)
+    return fig
+
+
+def cost_heatmap(grid: pd.DataFrame, *, x: str = "visible", y: str = "steps",
+                 z: str = "cost_per_completed_task", title: str | None = None) -> go.Figure:
+    """Heatmap of `z` (default cost per completed task, USD) over steps × visible tools."""
+    pivot = grid.pivot_table(index=y, columns=x, values=z, aggfunc="mean").sort_index().sort_index(axis=1)
+    fig = go.Figure(go.Heatmap(
+        x=pivot.columns, y=pivot.index, z=pivot.to_numpy(), colorscale="Viridis",
+        colorbar_title="USD" if "cost" in z else z,
+        hovertemplate=f"{y} %{{y}}, {x} %{{x}}: %{{z:.4f}}<extra>{z}</extra>"))
+    fig.update_layout(title=title or "Cost per completed task (USD) by steps per task and visible tools",
+                      xaxis_title="visible tools", yaxis_title="requests per task (steps)")
+    return fig
+
+
+# Request components of the simulation's per-step table, bottom to top.
+STEP_COMPONENTS = ("overhead", "tools", "system", "user", "history")
+CACHE_STATES = (("uncached", "uncached input"), ("cache_write", "cache write"), ("cache_read", "cache read"))
+
+
+def step_area(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Input tokens of each request of a task (a simulation's `run.steps`): stacked by component
+    (overhead, tools, system, user, history) on top, and by cache state underneath."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
+                        subplot_titles=("input tokens by component", "input tokens by cache state"))
+    x = steps["request"]
+    for comp in STEP_COMPONENTS:
+        if comp in steps and steps[comp].sum() > 0:
+            fig.add_trace(go.Scatter(x=x, y=steps[comp], name=comp, stackgroup="component", legendgroup="component",
+                                     legendgrouptitle_text="component",
+                                     hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{comp}</extra>"), row=1, col=1)
+    for col, label in CACHE_STATES:
+        fig.add_trace(go.Scatter(x=x, y=steps[col], name=label, stackgroup="cache", legendgroup="cache",
+                                 legendgrouptitle_text="cache",
+                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{label}</extra>"), row=2, col=1)
+    fig.update_xaxes(title_text="request within the task", row=2, col=1)
+    fig.update_yaxes(title_text="input tokens", row=1, col=1)
+    fig.update_yaxes(title_text="input tokens", row=2, col=1)
+    fig.update_layout(title=title or "Input tokens per request across a task, cached and uncached", height=600)
+    return fig
+
+
+# -- responses -------------------------------------------------------------------------------------
+
+def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
+    """Horizontal bars of the costliest response fields (`toolsurvey.rank_fields` rows), coloured by
+    whether a trimming recipe keeps them when a `keep` column is present."""
+    rows = ranked.sort_values("tokens", ascending=False, kind="stable").head(top).iloc[::-1]
+    label = rows["tool"].astype(str) + " " + rows["path"].astype(str)
+    colors = {"kept": "#00cc96", "part": "#ffa15a", "dropped": "#ef553b"}
+    groups = rows["keep"] if "keep" in rows else pd.Series("all fields", index=rows.index)
+    fig = go.Figure([
+        go.Bar(y=label[groups == g], x=rows.loc[groups == g, "tokens"], orientation="h", name=str(g),
+               marker_color=colors.get(g, "#636efa"), customdata=rows.loc[groups == g, "share"] * 100,
+               hovertemplate="%{y}: %{x:,} tokens (%{customdata:.1f}%)<extra></extra>")
+        for g in dict.fromkeys(groups)
+    ])
+    fig.update_layout(title=title or "Which response fields cost the tokens (all samples)", barmode="stack",
+                      xaxis_title="tokens across all samples", yaxis_title="field (tool, JSON path)",
+                      yaxis_categoryorder="array", yaxis_categoryarray=list(label),
+                      legend_title="recipe", height=max(300, 60 + 24 * len(rows)))
+    return fig
+
+
+def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
+                      title: str | None = None) -> go.Figure:
+    """Tokens of each result before and after a trimming recipe, against a cap line."""
+    before, after = list(before), list(after)
+    labels = [str(x) for x in (labels if labels is not None else range(1, len(before) + 1))]
+    fig = go.Figure([
+        go.Bar(x=labels, y=before, name="as received", marker_color="#8c8c8c",
+               hovertemplate="%{x}: %{y:,} tokens<extra>as received</extra>"),
+        go.Bar(x=labels, y=after, name="trimmed", marker_color="#00cc96",
+               hovertemplate="%{x}: %{y:,} tokens<extra>trimmed</extra>"),
+    ])
+    if cap is not None:
+        fig.add_hline(y=cap, line_dash="dash", line_color="red", annotation_text=f"cap {cap:,.0f} tokens")
+    total_b, total_a = sum(before), sum(after)
+    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
+    fig.update_layout(title=title or f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}",
+                      barmode="group", xaxis_title="result", yaxis_title="tokens per result")
+    return fig
+
+
+def trim_steps(steps, *, title: str | None = None) -> go.Figure:
+    """Waterfall of a trimming recipe: tokens as received, then what each step saved."""
+    steps = list(steps)
+    fig = go.Figure(go.Waterfall(
+        x=[s["step"] for s in steps] + ["after"],
+        y=[steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
+        measure=["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
+        hovertemplate="%{x}: %{y:,} tokens<extra></extra>"))
+    fig.update_layout(title=title or "What each trimming step saves", xaxis_title="step", yaxis_title="tokens")
+    return fig
+
+
+# -- consolidation plan ----------------------------------------------------------------------------
+
+def plan_before_after(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Small multiples of the plan's before/after table (`Plan.table`): one panel per metric with its unit."""
+    from plotly.subplots import make_subplots
+
+    rows = table.dropna(subset=["before", "after"])
+    scale = {"share": 100}
+    unit = {"share": "%", "USD": "USD"}
+    n, cols = len(rows), 4
+    fig = make_subplots(rows=max(1, -(-n // cols)), cols=cols, vertical_spacing=0.12,
+                        subplot_titles=[f"{m} ({unit.get(u, u)})" for m, u in zip(rows["metric"], rows["unit"], strict=True)])
+    for i, r in enumerate(rows.itertuples()):
+        k = scale.get(r.unit, 1)
+        fig.add_trace(go.Bar(x=["before", "after"], y=[r.before * k, r.after * k], showlegend=False,
+                             marker_color=["#8c8c8c", "#00cc96"],
+                             hovertemplate=f"%{{x}}: %{{y:,.4g}} {unit.get(r.unit, r.unit)}<extra>{r.metric}</extra>"),
+                      row=i // cols + 1, col=i % cols + 1)
+    fig.update_annotations(font_size=11)
+    fig.update_layout(title=title or "Consolidation plan: before and after", height=250 * max(1, -(-n // cols)))
+    return fig
+
+
+def plan_stages(stages: pd.DataFrame, *, y: str = "cost_per_completed_task", title: str | None = None) -> go.Figure:
+    """Bars of one simulated figure after each stage of the plan (`Plan.stages`)."""
+    labels = {"cost_per_completed_task": "cost per completed task (USD)",
+              "tool_tokens_per_request": "tool tokens per request", "cost_per_task": "cost per task (USD)"}
+    fig = go.Figure(go.Bar(x=stages["stage"], y=stages[y], text=stages[y].map(lambda v: f"{v:,.4g}"),
+                           hovertemplate="%{x}: %{y:,.4g}<extra></extra>"))
+    fig.update_layout(title=title or f"Plan stages: {labels.get(y, y)} after each group of actions",
+                      xaxis_title="stage", yaxis_title=labels.get(y, y))
+    return fig
