@@ -55,6 +55,7 @@ class Section:
     figures: list[Headline] = field(default_factory=list)
     bullets: list[str] = field(default_factory=list)
     bullets_title: str = ""
+    shares: list[tuple[str, float]] = field(default_factory=list)  # a bar of parts of a whole
     tables: list[Table] = field(default_factory=list)
     charts: list[Any] = field(default_factory=list)  # plotly Figures
     notes: list[str] = field(default_factory=list)
@@ -315,6 +316,8 @@ def _summary(inp: _Inputs) -> Section:
                                shares["history"], f"{shares['history']:.0%}"),
                       Headline("share_rest", "are the system prompt, user message and provider overhead",
                                shares["rest"], f"{shares['rest']:.0%}")]
+        s.shares = [("tool definitions", shares["tools"]), ("tool calls and results", shares["history"]),
+                    ("the rest", shares["rest"])]
     s.text.append(
         f"The agent makes about {r['expected_requests']:.1f} requests per task (wrong tool calls included) "
         f"with {sc.model}, {sc.tasks_per_day:,.0f} tasks a day. Every request carries the definitions of "
