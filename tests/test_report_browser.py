@@ -6,6 +6,7 @@ The payloads try every way out of an HTML text node, attribute, comment, textare
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 
@@ -49,8 +50,16 @@ def hostile_registry() -> Registry:
 
 @pytest.fixture(scope="module")
 def page_report(tmp_path_factory):
-    out = tmp_path_factory.mktemp("report") / "hostile.html"
-    ts.report(hostile_registry(), top=len(PAYLOADS) + 1, title=PAYLOADS[0]).save(out)
+    folder = tmp_path_factory.mktemp("report")
+    reg = hostile_registry()
+    # A usage log that calls the hostile tools (and one unknown hostile name), for the results section.
+    calls = [{"tool": t.name, "server": t.server, "session": f"s{i}", "response_tokens": 100 + i,
+              "arguments": {"q": PAYLOADS[i % len(PAYLOADS)]}} for i, t in enumerate(reg.tools[:-1])]
+    calls.append({"tool": PAYLOADS[1], "response_tokens": 5})
+    log = folder / "usage.jsonl"
+    log.write_text("\n".join(json.dumps(c) for c in calls) + "\n")
+    out = folder / "hostile.html"
+    ts.report(reg, usage=log, top=len(PAYLOADS) + 1, title=PAYLOADS[0]).save(out)
     return out
 
 
