@@ -134,19 +134,24 @@ def _param_changes(a: Any, b: Any) -> str:
 def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = None,
          render: str | None = None, model: str | None = None) -> Diff:
     """Compare `old` and `new` (Registries or paths); a scenario (Scenario or TOML path) adds
-    per-task and per-month costs, and its rendering is used unless one is given.
+    per-task and per-month costs, and its rendering is used unless one is given (which then
+    applies to the scenario too).
 
     Raises InputError for a file that cannot be loaded or a scenario that cannot be simulated.
     """
     old, new = as_registry(old), as_registry(new)
-    settings: dict[str, Any] = {"render": "json"}
+    settings: dict[str, Any] = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
     if scenario is not None:
+        import dataclasses
+
         from .simulation import load_scenario
 
         if isinstance(scenario, (str, os.PathLike)):
             scenario = load_scenario(scenario)
+        # The options given win over the scenario's, for the simulation too, so that both agree.
+        scenario = dataclasses.replace(scenario, **settings)
         settings = measure_settings(scenario)
-    settings.update({k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v})
+    settings = {"render": "json", **settings}
     fp_old = footprint(old, **settings)
     fp_new = footprint(new, **settings)
     tok_old = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_old).itertuples()}
