@@ -1,0 +1,283 @@
+"""Notebook dashboards: ipywidgets controls wired to the library and to `toolsurvey.charts`.
+
+Each explorer returns an `ipywidgets.VBox` to display, with `.controls` (name -> widget) and
+`.figures` (name -> `plotly.graph_objects.FigureWidget`) attributes. A control change calls the
+library, rebuilds the chart with `charts` and copies it into the FigureWidget in place, so the
+notebook never needs re-running. No modelling happens here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from typing import Any
+
+# Choices offered by the response explorer: None means "off".
+TRUNCATE_CHOICES = (("off", None), ("50 chars", 50), ("100 chars", 100), ("200 chars", 200),
+                    ("500 chars", 500), ("1,000 chars", 1000))
+LIST_CAP_CHOICES = (("off", None), ("1 item", 1), ("3 items", 3), ("5 items", 5), ("10 items", 10),
+                    ("20 items", 20))
+
+
+def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usage: Any = "auto") -> dict:
+    """A notebook's inputs: the loaded registry, its Scenario, and the phases and usage paths.
+
+    "auto" picks the bundled file that goes with a sample registry `data/registries/NAME.json`
+    (`data/scenarios/NAME.toml`, `data/phases/NAME.toml`, `data/usage/NAME.jsonl`), or nothing
+    (the Scenario defaults) when there is none. Raises InputError for unreadable files.
+    """
+    from pathlib import Path
+
+    from .formats import load
+    from .scenario import Scenario, load_scenario
+
+    stem, data = Path(registry).stem, Path(registry).parent.parent
+    beside = {"scenario": data / "scenarios" / f"{stem}.toml", "phases": data / "phases" / f"{stem}.toml",
+              "usage": data / "usage" / f"{stem}.jsonl"}
+    given = {"scenario": scenario, "phases": phases, "usage": usage}
+    paths = {k: (str(beside[k]) if beside[k].is_file() else None) if v == "auto" else v for k, v in given.items()}
+    sc = paths["scenario"]
+    return {"registry": load(registry),
+            "scenario": sc if isinstance(sc, Scenario) else load_scenario(sc) if sc else Scenario(),
+            "phases": paths["phases"], "usage": paths["usage"]}
+
+
+def refresh(widget, fig) -> None:
+    """Copy a freshly built Figure into a FigureWidget in place (same traces: updated; else replaced)."""
+    with widget.batch_update():
+        same = len(widget.data) == len(fig.data) and all(
+            a.type == b.type for a, b in zip(widget.data, fig.data, strict=True))
+        if same:
+            for old, new in zip(widget.data, fig.data, strict=True):
+                old.update(new.to_plotly_json(), overwrite=True)
+        else:
+            widget.data = ()
+            widget.add_traces(list(fig.data))
+        widget.update_layout(fig.layout.to_plotly_json(), overwrite=True)
+
+
+def _box(controls: dict, figures: dict, children: list):
+    import ipywidgets as W
+
+    box = W.VBox(children)
+    box.controls, box.figures = controls, figures
+    return box
+
+
+def _observe(controls: dict, names, callback) -> None:
+    for name in names:
+        controls[name].observe(lambda _change: callback(), names="value")
+
+
+def _visible_points(n: int) -> list[int]:
+    """About 25 visible-set sizes from 1 to n, denser where the accuracy curve bends (small n)."""
+    import numpy as np
+
+    return sorted({int(round(x)) for x in np.geomspace(1, max(n, 1), 25)} | {n})
+
+
+def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
+    """Visible tools slider, strategy and model dropdowns, steps and caching: the catalog-size
+    curves (one line per strategy) and the chosen task's per-request input tokens.
+
+    Raises InputError (from the simulation) for an unknown model or a bad scenario.
+    """
+    import ipywidgets as W
+    import plotly.graph_objects as go
+
+    from . import charts
+    from .prices import load_prices
+    from .scenario import CACHING, Scenario
+    from .simulation import simulate, sweep
+
+    sc = scenario or Scenario()
+    n = max(len(reg), 1)
+    strategies = list(strategies or [s for s in ("all", "phases", "retrieval", "tool_search")
+                                     if s != "phases" or sc.phases])
+    known = sorted(load_prices(sc.price_file, overrides=sc.prices))
+    models = list(models or dict.fromkeys([sc.model, *known]))
+    controls = {
+        "visible": W.IntSlider(value=min(n, sc.visible or 12), min=1, max=n, description="visible tools",
+                               continuous_update=False, style={"description_width": "initial"}),
+        "strategy": W.Dropdown(options=strategies, value=sc.strategy if sc.strategy in strategies else strategies[0],
+                               description="strategy"),
+        "model": W.Dropdown(options=models, value=sc.model, description="model"),
+        "steps": W.IntSlider(value=round(sc.steps.expected()), min=1, max=40, description="steps",
+                             continuous_update=False),
+        "caching": W.Dropdown(options=list(CACHING), value=sc.caching, description="caching"),
+    }
+    summary = W.HTML()
+
+    def scenario_now(**extra) -> Scenario:
+        c = controls
+        return dataclasses.replace(sc, model=c["model"].value, steps=c["steps"].value,
+                                   caching=c["caching"].value, **extra)
+
+    def curves_fig():
+        grid = sweep(reg, scenario_now(), visible=_visible_points(n), strategy=strategies)
+        return charts.catalog_size(grid, marker=controls["visible"].value)
+
+    def task_run():
+        return simulate(reg, scenario_now(visible=controls["visible"].value, strategy=controls["strategy"].value))
+
+    def show_summary(run) -> None:
+        s = run.summary
+        summary.value = (f"<b>{html.escape(str(s['strategy']))}</b>, {s['mean_visible']:.1f} tools visible on average: "
+                         f"{s['tool_tokens_per_request']:,.0f} tool tokens per request, "
+                         f"wrong-tool rate {s['wrong_rate']:.1%}, success {s['success']:.1%}, "
+                         f"${s['cost_per_completed_task']:.4f} per completed task")
+
+    run = task_run()
+    figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(charts.step_area(run.steps))}
+    show_summary(run)
+
+    def on_task() -> None:
+        r = task_run()
+        refresh(figures["steps"], charts.step_area(r.steps))
+        show_summary(r)
+        v = controls["visible"].value
+        with figures["curves"].batch_update():
+            figures["curves"].update_shapes(x0=v, x1=v)
+
+    def on_scenario() -> None:
+        refresh(figures["curves"], curves_fig())
+        on_task()
+
+    _observe(controls, ("visible", "strategy"), on_task)
+    _observe(controls, ("model", "steps", "caching"), on_scenario)
+    box = _box(controls, figures, [W.HBox([controls["visible"], controls["strategy"]]),
+                                    W.HBox([controls["model"], controls["steps"], controls["caching"]]),
+                                    summary, figures["steps"], figures["curves"]])
+    box.update_task, box.update_scenario = on_task, on_scenario
+    return box
+
+
+def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10)):
+    """Target description length and the accuracy assumption: the description-length histogram
+    against the band, and tokens per request vs cost per completed task as descriptions grow.
+
+    Raises InputError (from the simulation) for an unknown model or a bad scenario.
+    """
+    import ipywidgets as W
+    import plotly.graph_objects as go
+
+    from . import charts
+    from .auditing import load_config
+    from .measure import footprint
+    from .scenario import Scenario
+
+    sc = scenario or Scenario()
+    render = "json" if sc.render == "auto" else sc.render
+    table = footprint(reg, encoding=sc.encoding, render=render)
+    cfg = load_config()["description"]
+    band = band or (cfg["min_tokens"], cfg["max_tokens"])
+    lengths = list(lengths)
+    n = max(len(reg), 1)
+    controls = {
+        "target": W.IntSlider(value=int(band[1]), min=min(lengths), max=max(lengths), step=5,
+                              description="target description tokens", continuous_update=False,
+                              style={"description_width": "initial"}, layout={"width": "420px"}),
+        "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
+                               continuous_update=False, style={"description_width": "initial"}),
+        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (seed 001 curve)",
+                               style={"description_width": "initial"}),
+        "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
+                                        continuous_update=False, style={"description_width": "initial"}),
+    }
+
+    def grid():
+        c = controls
+        s = dataclasses.replace(sc, visible=c["visible"].value, accuracy=c["accuracy"].value,
+                                wrong_call_steps=c["wrong_call_steps"].value)
+        return charts.description_growth(table, s, lengths)
+
+    state = {"grid": grid()}
+    target = controls["target"].value
+    figures = {"lengths": go.FigureWidget(charts.description_lengths(table, band=band, target=target)),
+               "tradeoff": go.FigureWidget(charts.description_tradeoff(state["grid"], target=target))}
+
+    def on_target() -> None:
+        t = controls["target"].value
+        refresh(figures["lengths"], charts.description_lengths(table, band=band, target=t))
+        refresh(figures["tradeoff"], charts.description_tradeoff(state["grid"], target=t))
+
+    def on_assumption() -> None:
+        state["grid"] = grid()
+        on_target()
+
+    _observe(controls, ("target",), on_target)
+    _observe(controls, ("visible", "accuracy", "wrong_call_steps"), on_assumption)
+    note = W.HTML("The accuracy curve depends on visible tools only: it does not credit longer "
+                  "descriptions with fewer wrong calls (seed 001 measured 16% to 7% from rewriting).")
+    box = _box(controls, figures, [controls["target"], W.HBox([controls["visible"], controls["wrong_call_steps"]]),
+                                    controls["accuracy"], note, figures["lengths"], figures["tradeoff"]])
+    box.update_target, box.update_assumption = on_target, on_assumption
+    return box
+
+
+def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000, encoding: str | None = None,
+                      top: int = 15):
+    """Field checkboxes, string truncation, list cap and serialization for one tool's results:
+    cost by field and each result before/after the recipe against `cap`.
+
+    Raises InputError for unreadable sources or when `tool` has no results.
+    """
+    import ipywidgets as W
+    import plotly.graph_objects as go
+
+    from . import charts
+    from .errors import InputError
+    from .payloads import read_payloads
+    from .responses import field_costs, measure_responses, rank_fields
+    from .trimming import SERIALIZATIONS, trim_many
+
+    payloads, _ = read_payloads(*sources)
+    if not payloads:
+        raise InputError("response_explorer: the sources hold no results")
+    before = measure_responses(*payloads, encoding=encoding, cap=cap)
+    tool = tool or str(before.groupby("tool", sort=False)["tokens"].sum().idxmax())
+    picked = [p for p, t in zip(payloads, before["tool"], strict=True) if t == tool]
+    if not picked:
+        raise InputError(f"response_explorer: no results for tool {tool!r}; found {', '.join(sorted(set(before['tool'])))}")
+    tokens_before = before.loc[before["tool"] == tool, "tokens"].tolist()
+    costs = field_costs(*picked, encoding=encoding)
+    fields = rank_fields(costs)["path"].tolist()
+    controls: dict[str, Any] = {
+        "fields": {f: W.Checkbox(value=True, description=f, indent=False, layout={"width": "220px"}) for f in fields},
+        "truncate": W.Dropdown(options=TRUNCATE_CHOICES, value=None, description="truncate strings"),
+        "max_items": W.Dropdown(options=LIST_CAP_CHOICES, value=None, description="list cap"),
+        "serialize": W.Dropdown(options=list(SERIALIZATIONS), value="json", description="serialize"),
+    }
+    summary = W.HTML()
+
+    def recipe() -> dict:
+        kept = [f for f, box in controls["fields"].items() if box.value]
+        return {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
+                "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
+
+    def figs():
+        r = recipe()
+        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
+        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
+                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+        return (charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top),
+                charts.trim_before_after(tokens_before, after, cap=cap),
+                charts.trim_steps(steps))
+
+    built = figs()
+    figures = {name: go.FigureWidget(f) for name, f in zip(("fields", "results", "steps"), built, strict=True)}
+
+    def on_change() -> None:
+        for name, f in zip(("fields", "results", "steps"), figs(), strict=True):
+            refresh(figures[name], f)
+
+    for box in controls["fields"].values():
+        box.observe(lambda _c: on_change(), names="value")
+    _observe(controls, ("truncate", "max_items", "serialize"), on_change)
+    checks = W.GridBox(list(controls["fields"].values()),
+                       layout=W.Layout(grid_template_columns="repeat(4, 230px)"))
+    box = _box(controls, figures, [W.HTML("<b>keep fields</b> (untick to drop)"), checks,
+                                    W.HBox([controls["truncate"], controls["max_items"], controls["serialize"]]),
+                                    summary, figures["fields"], figures["results"], figures["steps"]])
+    box.update = on_change
+    return box
