@@ -30,17 +30,6 @@ COLUMNS = {
 }
 
 
-def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
-    """A copy in which no text cell can run as a spreadsheet formula once saved as CSV: text starting
-    with = + - @ or a tab gets a leading apostrophe (OWASP's advice); numbers are left as they are."""
-    df = df.copy()
-    for c in df.columns:
-        if df[c].dtype == object or pd.api.types.is_string_dtype(df[c]):
-            df[c] = [("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v
-                     for v in df[c]]
-    return df
-
-
 def fmt_int(v: float) -> str:
     return f"{int(round(v)):,}"
 

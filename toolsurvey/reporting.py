@@ -11,11 +11,10 @@ from typing import Any
 
 import pandas as pd
 
-from ._io import atomic_write
+from ._io import atomic_write, spreadsheet_safe
 from ._report_render import fmt_int as _fmt_int
 from ._report_render import render_html as _render_html
 from ._report_render import render_markdown as _render_markdown
-from ._report_render import spreadsheet_safe
 from ._report_render import usd as _usd
 from .diffing import as_registry
 from .errors import InputError, ToolsurveyError
@@ -130,26 +129,18 @@ class Report:
             folder = p.with_suffix("") if p.suffix.lower() == ".csv" else p
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                return [_shareable(atomic_write(folder / name, text)) for name, text in files.items()]
+                return [atomic_write(folder / name, text) for name, text in files.items()]
             except OSError as e:
                 raise InputError(f"cannot write {folder}: {e.strerror}") from None
         text = self.to_html() if format == "html" else self.to_markdown()
         try:
-            return [_shareable(atomic_write(p, text))]
+            return [atomic_write(p, text)]
         except OSError as e:
             raise InputError(f"cannot write {p}: {e.strerror}") from None
 
 
 def _csv(df: pd.DataFrame) -> str:
     return spreadsheet_safe(df).to_csv(index=False)
-
-
-def _shareable(path: Path) -> Path:
-    """Give a written report the permissions a new file gets (the temporary file was private)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o666 & ~mask)
-    return path
 
 
 # ---------------------------------------------------------------- building the data

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._io import atomic_write
+from .._io import atomic_write, spreadsheet_safe
 from ..errors import InputError
 
 FORMATS_OUT = ("table", "csv", "json")
@@ -71,7 +71,7 @@ def render_table(df: pd.DataFrame) -> str:
 def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "") -> None:
     """Print or write a table as text, CSV or JSON records."""
     if fmt == "csv":
-        text = df.to_csv(index=False)
+        text = spreadsheet_safe(df).to_csv(index=False)
     elif fmt == "json":
         text = json.dumps(json.loads(df.to_json(orient="records")), indent=2, ensure_ascii=False) + "\n"
     else:

@@ -40,10 +40,6 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "table":  # a tool that is absent on one side shows an empty cell
             rows = rows.astype({"tokens_old": object, "tokens_new": object}).fillna("")
         header = d.summary() + (f"\nscenario: {d.costs['scenario']}" if d.costs.get("scenario") else "")
-        if args.format == "csv":
-            from .._report_render import spreadsheet_safe
-
-            rows = spreadsheet_safe(rows)
         if args.format == "table" and rows.empty:
             write(header + "\n", args.output)
         else:
