@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable
 from functools import cache
 
 import numpy as np
@@ -87,8 +86,9 @@ class Counter:
         return {p: int(n) for p, n in zip(R.PARTS, row, strict=True)}
 
     def counts(self, texts: Iterable[str]) -> list[int]:
-        """Tokens of each text, encoded on a worker thread while `texts` is still being produced."""
-        return _overlapped(lambda batch: [len(self._encode(t)) for t in batch], _batches(texts))
+        """Tokens of each text."""
+        encode = self._encode
+        return [len(encode(t)) for t in texts]
 
     def parts_many(self, rendered: Iterable[R.Rendered]) -> np.ndarray:
         """Tokens per part (columns in `render.PARTS` order) of each rendered tool.
@@ -96,36 +96,26 @@ class Counter:
         Every chunk is encoded whole; a token belongs to the segment holding its first byte. The
         attribution runs once over all tools' tokens (numpy), not once per tool.
         """
+        rendered = list(rendered)
         n_parts = len(R.PARTS)
-        constants: list[tuple[int, int, int]] = []
-        seg_bytes: list[int] = []
-        seg_code: list[int] = []
-        rows = 0
-
-        def texts():  # records where each segment lies while handing the chunk texts to the encoder
-            nonlocal rows
-            for row, r in enumerate(rendered):
-                rows = row + 1
-                constants.extend((row, _INDEX[part], n) for part, n in r.constants.items())
-                base = row * n_parts
-                for segs in r.chunks:
-                    text = "".join([t for t, _ in segs])
-                    if text.isascii():
-                        seg_bytes.extend([len(t) for t, _ in segs])
-                    else:
-                        try:
-                            sizes = [len(t.encode("utf-8")) for t, _ in segs]
-                        except UnicodeEncodeError:
-                            segs, text = _normalized(segs)
-                            sizes = [len(t.encode("utf-8")) for t, _ in segs]
-                        seg_bytes.extend(sizes)
-                    seg_code.extend([base + _INDEX[p] for _, p in segs])
-                    yield text
-
-        arrays = _overlapped(lambda batch: [self.tokens(t) for t in batch], _batches(texts()))
-        out = np.zeros((rows, n_parts), dtype=np.int64)
-        for row, col, n in constants:
-            out[row, col] += n
+        out = np.zeros((len(rendered), n_parts), dtype=np.int64)
+        arrays, seg_bytes, seg_code = [], [], []
+        for row, r in enumerate(rendered):
+            for part, n in r.constants.items():
+                out[row, _INDEX[part]] += n
+            for segs in r.chunks:
+                text = "".join([t for t, _ in segs])
+                if text.isascii():
+                    seg_bytes.extend([len(t) for t, _ in segs])
+                else:
+                    try:
+                        sizes = [len(t.encode("utf-8")) for t, _ in segs]
+                    except UnicodeEncodeError:
+                        segs, text = _normalized(segs)
+                        sizes = [len(t.encode("utf-8")) for t, _ in segs]
+                    seg_bytes.extend(sizes)
+                seg_code.extend([row * n_parts + _INDEX[p] for _, p in segs])
+                arrays.append(self.tokens(text))
         if arrays:
             tokens = np.concatenate(arrays)
             lengths = self._lengths[tokens]
@@ -134,28 +124,6 @@ class Counter:
             codes = np.asarray(seg_code, dtype=np.int64)[segment]
             out += np.bincount(codes, minlength=out.size).reshape(out.shape)
         return out
-
-
-def _batches(items: Iterable[str], size: int = 256) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _overlapped(fn: Callable[[list], list], batches: Iterable[list]) -> list:
-    """`fn` on each batch, run on one worker thread while the caller produces the next batch.
-
-    tiktoken releases the GIL while it encodes, so building JSON (Python) and encoding (Rust)
-    overlap when there is a second core; on one core this costs a thread and nothing more.
-    """
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        futures = [pool.submit(fn, batch) for batch in batches]
-        return [x for f in futures for x in f.result()]
 
 
 def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json",
