@@ -204,7 +204,7 @@ def catalog_size(grid: pd.DataFrame, *, x: str = "visible", color: str = "strate
         for i in range(4):
             fig.add_vline(x=marker, line_dash="dot", line_color="gray", row=i // 2 + 1, col=i % 2 + 1)
     fig.update_layout(title=title or "Catalog size: what more visible tools cost, per strategy",
-                      legend_title=color, height=650)
+                      legend=dict(title=color, orientation="h", y=-0.12), height=700)
     return fig
 
 
