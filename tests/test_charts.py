@@ -80,3 +80,172 @@ def test_charts_accept_a_real_footprint():
     tm = charts.footprint_treemap(t).data[0]
     assert sum(v for v, p in zip(tm.values, tm.parents, strict=True) if p == "") == t["tokens"].sum()
     assert charts.pareto(t).data[0].y[-1] == pytest.approx(100.0)
+
+
+# -- description length -----------------------------------------------------------------------------
+
+def test_description_lengths_histogram_band_and_target(table):
+    fig = charts.description_lengths(table, band=(20, 40), target=35)
+    hist = fig.data[0]
+    assert hist.type == "histogram"
+    assert sorted(hist.x) == [10, 30, 50]  # tools only, not instructions or overhead
+    assert fig.layout.xaxis.title.text == "description tokens per tool"
+    assert fig.layout.yaxis.title.text == "tools"
+    band = [s for s in fig.layout.shapes if s.type == "rect"][0]
+    assert (band.x0, band.x1) == (20, 40)
+    assert any("1 of 3 tools" in a.text for a in fig.layout.annotations)  # only read's 30 is inside
+    line = [s for s in fig.layout.shapes if s.type == "line"][0]
+    assert line.x0 == line.x1 == 35
+
+
+def test_description_growth_prices_average_tools_at_each_length(table):
+    from toolsurvey import Scenario, simulate
+    sc = Scenario(steps=3, accuracy=False, system_prompt_tokens=100)
+    grid = charts.description_growth(table, sc, [0, 100])
+    # Non-description tokens per tool: read 60-30, write 20-10, search 100-50 -> mean 30.
+    assert list(grid["tool_tokens"]) == [30.0, 130.0]
+    assert list(grid["tool_tokens_per_request"]) == [90.0, 390.0]  # 3 tools, all visible
+    direct = simulate(None, Scenario(steps=3, accuracy=False, system_prompt_tokens=100,
+                                     tool_tokens=130.0, registry_size=3)).summary
+    assert grid["cost_per_completed_task"].iloc[1] == pytest.approx(direct["cost_per_completed_task"])
+    assert grid["cost_per_completed_task"].iloc[1] > grid["cost_per_completed_task"].iloc[0]
+
+
+def test_description_tradeoff_axes_and_target_marker():
+    grid = pd.DataFrame({"description_tokens": [0, 50, 100], "tool_tokens_per_request": [10, 20, 30],
+                         "cost_per_completed_task": [0.1, 0.2, 0.3]})
+    fig = charts.description_tradeoff(grid, target=60)
+    tokens, cost, marker = fig.data
+    assert list(tokens.y) == [10, 20, 30] and list(cost.y) == [0.1, 0.2, 0.3]
+    assert (marker.x[0], marker.y[0]) == (50, 0.2)  # nearest row to 60
+    assert fig.layout.yaxis.title.text == "tool tokens per request"
+    assert fig.layout.yaxis2.title.text == "cost per completed task (USD)"
+    assert fig.layout.xaxis.title.text == "description tokens per tool"
+
+
+# -- catalog size -------------------------------------------------------------------------------------
+
+@pytest.fixture
+def grid():
+    rows = []
+    for strategy, per_tool in (("all", 100), ("retrieval", 60)):
+        for visible, wrong, success in ((6, 0.04, 0.91), (12, 0.09, 0.86), (25, 0.16, 0.77)):
+            for steps in (1, 2):
+                rows.append({"strategy": strategy, "visible": visible, "steps": steps, "wrong_rate": wrong,
+                             "success": success, "tool_tokens_per_request": visible * per_tool,
+                             "cost_per_completed_task": steps * visible * per_tool / 1e6 / success})
+    return pd.DataFrame(rows)
+
+
+def test_catalog_size_panels_lines_per_strategy(grid):
+    one = grid[grid["steps"] == 1]
+    fig = charts.catalog_size(one, marker=12)
+    assert len(fig.data) == 4 * 2
+    wrong = [t for t in fig.data if t.hovertemplate.endswith("<extra>wrong-tool rate (%)</extra>")]
+    assert [t.name for t in wrong] == ["all", "retrieval"]
+    assert list(wrong[0].y) == pytest.approx([4, 9, 16])
+    tokens = fig.data[0]
+    assert list(tokens.x) == [6, 12, 25] and list(tokens.y) == [600, 1200, 2500]
+    titles = [a.text for a in fig.layout.annotations]
+    assert "cost per completed task (USD)" in titles and "task success (%)" in titles
+    assert fig.layout.xaxis.title.text == "visible tools"
+    assert [s.x0 for s in fig.layout.shapes] == [12] * 4
+    # Legend entries only once per strategy.
+    assert sum(bool(t.showlegend) for t in fig.data) == 2
+
+
+def test_cost_heatmap_pivots_steps_by_visible(grid):
+    fig = charts.cost_heatmap(grid[grid["strategy"] == "all"])
+    hm = fig.data[0]
+    assert list(hm.x) == [6, 12, 25] and list(hm.y) == [1, 2]
+    assert hm.z[1][2] == pytest.approx(2 * 25 * 100 / 1e6 / 0.77)
+    assert fig.layout.yaxis.title.text == "requests per task (steps)"
+    assert fig.data[0].colorbar.title.text == "USD"
+
+
+def test_step_area_stacks_components_and_cache_states():
+    steps = pd.DataFrame({"request": [1, 2, 3], "overhead": [0, 0, 0], "tools": [500, 500, 500],
+                          "system": [100, 100, 100], "user": [10, 10, 10], "history": [0, 80, 160],
+                          "uncached": [10, 90, 170], "cache_write": [600, 0, 0], "cache_read": [0, 600, 600]})
+    fig = charts.step_area(steps)
+    names = [t.name for t in fig.data]
+    assert names == ["tools", "system", "user", "history", "uncached input", "cache write", "cache read"]
+    comp = [t for t in fig.data if t.stackgroup == "component"]
+    cache = [t for t in fig.data if t.stackgroup == "cache"]
+    # Both stacks add up to the same input per request: 610, 690, 770.
+    assert [sum(t.y[i] for t in comp) for i in range(3)] == [610, 690, 770]
+    assert [sum(t.y[i] for t in cache) for i in range(3)] == [610, 690, 770]
+    assert fig.layout.xaxis2.title.text == "request within the task"
+
+
+# -- responses ------------------------------------------------------------------------------------------
+
+def test_field_costs_bars_coloured_by_recipe():
+    ranked = pd.DataFrame({"tool": ["t"] * 3, "path": ["[].body", "[].user", "[].title"],
+                           "tokens": [500, 300, 20], "share": [0.6, 0.36, 0.04],
+                           "keep": ["dropped", "part", "kept"]})
+    fig = charts.field_costs(ranked, top=2)
+    assert [t.name for t in fig.data] == ["part", "dropped"]
+    assert {t.name: list(t.x) for t in fig.data} == {"part": [300], "dropped": [500]}
+    assert fig.layout.xaxis.title.text == "tokens across all samples"
+
+
+def test_trim_before_after_and_cap_line():
+    fig = charts.trim_before_after([1000, 3000], [100, 200], labels=["a", "b"], cap=2500)
+    assert [list(t.y) for t in fig.data] == [[1000, 3000], [100, 200]]
+    assert "4,000 → 300 tokens, 13.3x smaller" in fig.layout.title.text
+    assert fig.layout.shapes[0].y0 == 2500
+    assert fig.layout.yaxis.title.text == "tokens per result"
+
+
+def test_trim_steps_waterfall():
+    steps = [{"step": "as received", "tokens": 1000, "saved": 0},
+             {"step": "keep a", "tokens": 300, "saved": 700},
+             {"step": "serialize csv", "tokens": 250, "saved": 50}]
+    wf = charts.trim_steps(steps).data[0]
+    assert list(wf.y) == [1000, -700, -50, 250]
+    assert list(wf.measure) == ["absolute", "relative", "relative", "total"]
+
+
+# -- plan -----------------------------------------------------------------------------------------------
+
+def test_plan_before_after_panels_with_units():
+    table = pd.DataFrame({"metric": ["tools registered", "wrong-tool selections", "cost per task", "repeated"],
+                          "before": [63, 0.21, 0.5, 0.1], "after": [36, 0.04, 0.3, float("nan")],
+                          "unit": ["tools", "share", "USD", "share"]})
+    fig = charts.plan_before_after(table)
+    assert len(fig.data) == 3  # the row without an "after" is left out
+    assert list(fig.data[1].y) == pytest.approx([21, 4])  # shares shown in %
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == ["tools registered (tools)", "wrong-tool selections (%)", "cost per task (USD)"]
+
+
+def test_plan_stages_bars():
+    stages = pd.DataFrame({"stage": ["before", "after"], "cost_per_completed_task": [0.46, 0.23]})
+    fig = charts.plan_stages(stages)
+    assert list(fig.data[0].x) == ["before", "after"] and list(fig.data[0].y) == [0.46, 0.23]
+    assert fig.layout.yaxis.title.text == "cost per completed task (USD)"
+
+
+# -- properties ---------------------------------------------------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_part_counts = st.fixed_dictionaries({}, optional={p: st.integers(1, 500) for p in PARTS[:8]})
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), _part_counts.filter(bool)), min_size=1, max_size=12))
+def test_treemap_children_add_up_and_pareto_reaches_100(tools):
+    table = _table([(server, f"t{i}", "tool", parts) for i, (server, parts) in enumerate(tools)])
+    tm = charts.footprint_treemap(table).data[0]
+    value = dict(zip(tm.ids, tm.values, strict=True))
+    children: dict = {}
+    for node, parent in zip(tm.ids, tm.parents, strict=True):
+        if parent:
+            children.setdefault(parent, []).append(value[node])
+    assert all(value[p] == sum(v) for p, v in children.items())
+    assert sum(v for v, p in zip(tm.values, tm.parents, strict=True) if p == "") == table["tokens"].sum()
+    y = list(charts.pareto(table).data[0].y)
+    assert y == sorted(y) and y[-1] == pytest.approx(100.0)
