@@ -42,18 +42,38 @@ def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usa
             "phases": paths["phases"], "usage": paths["usage"]}
 
 
+def _same(a: Any, b: Any) -> bool:
+    import numpy as np
+
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        try:
+            return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
+        except ValueError:
+            return False
+    return a == b
+
+
+def _changed(old: dict, new: dict) -> dict:
+    return {k: v for k, v in new.items() if k not in old or not _same(old[k], v)}
+
+
 def refresh(widget, fig) -> None:
-    """Copy a freshly built Figure into a FigureWidget in place (same traces: updated; else replaced)."""
+    """Copy a freshly built Figure into a FigureWidget in place: only the trace and layout properties
+    that changed are sent (same traces), else the traces are replaced."""
     with widget.batch_update():
         same = len(widget.data) == len(fig.data) and all(
             a.type == b.type for a, b in zip(widget.data, fig.data, strict=True))
         if same:
             for old, new in zip(widget.data, fig.data, strict=True):
-                old.update(new.to_plotly_json(), overwrite=True)
+                delta = _changed(old.to_plotly_json(), new.to_plotly_json())
+                if delta:
+                    old.update(delta, overwrite=True)
         else:
             widget.data = ()
             widget.add_traces(list(fig.data))
-        widget.update_layout(fig.layout.to_plotly_json(), overwrite=True)
+        delta = _changed(widget.layout.to_plotly_json(), fig.layout.to_plotly_json())
+        if delta:
+            widget.update_layout(delta, overwrite=True)
 
 
 def _box(controls: dict, figures: dict, children: list):
