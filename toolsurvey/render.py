@@ -14,7 +14,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -76,13 +76,19 @@ def _schema_segments(text: str, out: Segments) -> None:
         out.append((text[pos:], "schema"))
 
 
+@lru_cache(maxsize=4096)
+def _key_json(key: str) -> str:
+    """`"key":` as compact JSON; tools repeat the same few keys, so this is cached."""
+    return compact_json(key) + ":"
+
+
 def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
     """Append the compact JSON of a tool object, byte-identical to `compact_json(obj)`, with each
     top-level key (and the comma before it) in its part; `key_part` returning None marks a wrapper
     object whose own keys are tool keys (OpenAI Chat's `function`)."""
     out.append(("{", "structure"))
     for i, (k, v) in enumerate(obj.items()):
-        head = ("," if i else "") + compact_json(str(k)) + ":"
+        head = ("," if i else "") + _key_json(str(k))
         part = key_part(k)
         if part is None and isinstance(v, dict):
             out.append((head, "structure"))
