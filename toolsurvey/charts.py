@@ -165,7 +165,8 @@ def description_tradeoff(grid: pd.DataFrame, *, target: float | None = None, tit
     fig.update_xaxes(title_text="description tokens per tool")
     fig.update_yaxes(title_text="tool tokens per request", secondary_y=False)
     fig.update_yaxes(title_text="cost per completed task (USD)", secondary_y=True)
-    fig.update_layout(title=title or "As descriptions grow: tokens per request vs cost per completed task")
+    fig.update_layout(title=title or "As descriptions grow: tokens per request vs cost per completed task",
+                      legend=dict(orientation="h", y=-0.25))
     return fig
 
 

@@ -200,7 +200,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
         "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
                                continuous_update=False, style={"description_width": "initial"}),
         "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (seed 001 curve)",
-                               style={"description_width": "initial"}),
+                               indent=False, layout={"width": "480px"}),
         "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
                                         continuous_update=False, style={"description_width": "initial"}),
     }
