@@ -66,6 +66,26 @@ def _wait_ready(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
     raise TimeoutError(f"jupyter lab did not answer {url} within {timeout}s")
 
 
+def _stop(proc: subprocess.Popen, base: str) -> None:
+    """Ask the server to stop its kernels and exit; then SIGTERM, then SIGKILL its process group.
+    (Kernels watch their parent's pid and exit with it.)"""
+    try:
+        req = urllib.request.Request(f"{base}/api/shutdown?token={TOKEN}", method="POST")
+        urllib.request.urlopen(req, timeout=5).close()
+        proc.wait(timeout=20)
+        return
+    except Exception:
+        pass
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, sig)
+            proc.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+
+
 @pytest.fixture
 def lab(tmp_path):
     """JupyterLab on 127.0.0.1 with its own config, data, runtime and settings folders."""
@@ -102,15 +122,7 @@ def lab(tmp_path):
         _wait_ready(f"{base}/api/status?token={TOKEN}", proc)
         yield base
     finally:
-        # Ask the server to stop its kernels and exit; kill its process group if it does not.
-        try:
-            req = urllib.request.Request(f"{base}/api/shutdown?token={TOKEN}", method="POST")
-            urllib.request.urlopen(req, timeout=5).close()
-            proc.wait(timeout=20)
-        except Exception:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                proc.wait(timeout=10)
+        _stop(proc, base)
         log.close()
 
 
