@@ -89,11 +89,11 @@ def _observe(controls: dict, names, callback) -> None:
         controls[name].observe(lambda _change: callback(), names="value")
 
 
-def _visible_points(n: int) -> list[int]:
-    """About 25 visible-set sizes from 1 to n, denser where the accuracy curve bends (small n)."""
+def visible_points(n: int, count: int = 25) -> list[int]:
+    """About `count` visible-set sizes from 1 to n, denser where the accuracy curve bends (small n)."""
     import numpy as np
 
-    return sorted({int(round(x)) for x in np.geomspace(1, max(n, 1), 25)} | {n})
+    return sorted({int(round(x)) for x in np.geomspace(1, max(n, 1), count)} | {max(n, 1)})
 
 
 def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
@@ -134,7 +134,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
                                    caching=c["caching"].value, **extra)
 
     def curves_fig():
-        grid = sweep(reg, scenario_now(), visible=_visible_points(n), strategy=strategies)
+        grid = sweep(reg, scenario_now(), visible=visible_points(n), strategy=strategies)
         return charts.catalog_size(grid, marker=controls["visible"].value)
 
     def task_run():
