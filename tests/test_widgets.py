@@ -118,3 +118,10 @@ def test_response_explorer_field_checkbox_and_list_cap():
     assert all(c < t for c, t in zip(capped, trimmed, strict=True))
     # The field chart now marks body as dropped.
     assert "[].body" in " ".join(str(y) for t in box.figures["fields"].data if t.name == "dropped" for y in t.y)
+
+
+@pytest.mark.parametrize("n", [1, 2, 12, 63, 1000])
+def test_visible_points_span_the_catalog(n):
+    points = widgets.visible_points(n)
+    assert points[0] == 1 and points[-1] == n
+    assert points == sorted(set(points)) and len(points) <= 26
