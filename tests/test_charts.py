@@ -98,19 +98,6 @@ def test_description_lengths_histogram_band_and_target(table):
     assert line.x0 == line.x1 == 35
 
 
-def test_description_growth_prices_average_tools_at_each_length(table):
-    from toolsurvey import Scenario, simulate
-    sc = Scenario(steps=3, accuracy=False, system_prompt_tokens=100)
-    grid = charts.description_growth(table, sc, [0, 100])
-    # Non-description tokens per tool: read 60-30, write 20-10, search 100-50 -> mean 30.
-    assert list(grid["tool_tokens"]) == [30.0, 130.0]
-    assert list(grid["tool_tokens_per_request"]) == [90.0, 390.0]  # 3 tools, all visible
-    direct = simulate(None, Scenario(steps=3, accuracy=False, system_prompt_tokens=100,
-                                     tool_tokens=130.0, registry_size=3)).summary
-    assert grid["cost_per_completed_task"].iloc[1] == pytest.approx(direct["cost_per_completed_task"])
-    assert grid["cost_per_completed_task"].iloc[1] > grid["cost_per_completed_task"].iloc[0]
-
-
 def test_description_tradeoff_axes_and_target_marker():
     grid = pd.DataFrame({"description_tokens": [0, 50, 100], "tool_tokens_per_request": [10, 20, 30],
                          "cost_per_completed_task": [0.1, 0.2, 0.3]})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -60,6 +60,13 @@ class AccuracyCurve:
         """Share of tasks completed with `visible` tools in view (kept above zero)."""
         return np.maximum(self._at(self.success, visible), 1e-9)
 
+    def scaled(self, wrong: float = 1.0, failure: float = 1.0) -> AccuracyCurve:
+        """This curve with every wrong-tool rate times `wrong` and every failure rate (1 - success)
+        times `failure`, bounded to [0, 1]; the source says so."""
+        return replace(self, wrong=tuple(min(1.0, w * wrong) for w in self.wrong),
+                       success=tuple(max(1e-9, 1.0 - min(1.0, (1.0 - s) * failure)) for s in self.success),
+                       source=f"{self.source}; error rates scaled x{wrong:.3g} (wrong), x{failure:.3g} (failure)")
+
     def as_dict(self) -> dict[str, Any]:
         return {"points": [{"visible": v, "wrong": w, "success": s}
                            for v, w, s in zip(self.visible, self.wrong, self.success, strict=True)],
@@ -83,22 +90,64 @@ def curve_from_mapping(doc: Mapping[str, Any], origin: str) -> AccuracyCurve:
                          as_of=str(doc.get("as_of", "")), outside=str(doc.get("outside", "clamp")))
 
 
-def load_accuracy(path: str | os.PathLike | None = None) -> AccuracyCurve:
-    """The bundled curve (seed 001), or the one in a TOML file of the same layout.
-
-    Raises InputError for an unreadable or malformed file.
-    """
+def _read_toml(path: str | os.PathLike | None, bundled: str) -> tuple[dict, str]:
     if path is None:
-        text = resources.files("toolsurvey").joinpath("assumptions/accuracy.toml").read_text("utf-8")
-        origin = "toolsurvey/assumptions/accuracy.toml"
+        text = resources.files("toolsurvey").joinpath(f"assumptions/{bundled}").read_text("utf-8")
+        origin = f"toolsurvey/assumptions/{bundled}"
     else:
         origin = os.fspath(path)
         try:
             text = Path(path).read_text("utf-8")
         except OSError as e:
-            raise InputError(f"cannot read accuracy curve {origin}: {e.strerror}") from None
+            raise InputError(f"cannot read {origin}: {e.strerror}") from None
     try:
-        doc = tomllib.loads(text)
+        return tomllib.loads(text), origin
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{origin}: not valid TOML ({e})") from None
-    return curve_from_mapping(doc, origin)
+
+
+def load_accuracy(path: str | os.PathLike | None = None) -> AccuracyCurve:
+    """The bundled curve (seed 001), or the one in a TOML file of the same layout.
+
+    Raises InputError for an unreadable or malformed file.
+    """
+    return curve_from_mapping(*_read_toml(path, "accuracy.toml"))
+
+
+@dataclass(frozen=True)
+class DescriptionEffect:
+    """Multipliers on the wrong-tool and failure rates against mean description tokens per tool."""
+
+    tokens: tuple[float, ...]
+    wrong: tuple[float, ...]
+    failure: tuple[float, ...]
+    source: str = ""
+    as_of: str = ""
+
+    def __post_init__(self):
+        n = len(self.tokens)
+        if n < 2 or len(self.wrong) != n or len(self.failure) != n:
+            raise InputError(f"a description effect needs at least two points with tokens, wrong and failure; found {n}")
+        if any(b <= a for a, b in zip(self.tokens, self.tokens[1:], strict=False)):
+            raise InputError(f"description effect points must have increasing tokens, found {list(self.tokens)}")
+        if any(m <= 0 for m in self.wrong + self.failure):
+            raise InputError("description effect multipliers must be above 0")
+
+    def relative(self, tokens, now: float) -> tuple[np.ndarray, np.ndarray]:
+        """Multipliers (wrong, failure) for descriptions of `tokens` relative to `now` (clamped outside the points)."""
+        at = lambda ys, x: np.interp(np.asarray(x, dtype=float), self.tokens, ys)  # noqa: E731
+        return at(self.wrong, tokens) / at(self.wrong, now), at(self.failure, tokens) / at(self.failure, now)
+
+
+def load_description_effect(path: str | os.PathLike | None = None) -> DescriptionEffect:
+    """The bundled description-length assumption (seed 001), or one from a TOML file of the same
+    layout; raises InputError for an unreadable or malformed file."""
+    doc, origin = _read_toml(path, "description_effect.toml")
+    points = doc.get("points")
+    keys = ("tokens", "wrong", "failure")
+    if not isinstance(points, list) or not all(
+            isinstance(p, dict) and all(isinstance(p.get(k), (int, float)) for k in keys) for p in points):
+        raise InputError(f"{origin}: expected [[points]] tables with numeric tokens, wrong and failure")
+    pts = sorted(points, key=lambda p: p["tokens"])
+    return DescriptionEffect(*(tuple(float(p[k]) for p in pts) for k in keys),
+                             source=str(doc.get("source", origin)), as_of=str(doc.get("as_of", "")))

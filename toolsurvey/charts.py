@@ -101,29 +101,6 @@ def pareto(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
 
 # -- description length ----------------------------------------------------------------------------
 
-def description_growth(table: pd.DataFrame, scenario, lengths) -> pd.DataFrame:
-    """Sweep rows for every tool's description at each of `lengths` tokens, the rest of each tool as
-    measured (the simulation's average-size mode, so its accuracy assumption applies as usual),
-    with the scenario's visible cap over the whole catalog (strategy "all").
-
-    Adds `description_tokens` and `tool_tokens` columns to `toolsurvey.sweep`'s output.
-    """
-    import dataclasses
-
-    from .simulation import sweep
-
-    tools = table[table["kind"] == "tool"]
-    rest = float((tools["tokens"] - tools["description"]).mean()) if len(tools) else 0.0
-    sizes = [rest + float(d) for d in lengths]
-    # The base scenario carries the average-size fields too: sweep describes its assumptions from it.
-    scenario = dataclasses.replace(scenario, strategy="all", phases=None, tools=(), core=(),
-                                   tool_tokens=sizes[0], registry_size=max(len(tools), 1))
-    grid = sweep(None, scenario, tool_tokens=sizes)
-    grid.insert(0, "description_tokens", [float(d) for d in lengths])
-    grid["tool_tokens"] = sizes
-    return grid
-
-
 def description_lengths(table: pd.DataFrame, *, band: tuple[float, float] | None = (50, 150),
                         target: float | None = None, title: str | None = None) -> go.Figure:
     """Histogram of description tokens per tool, with the recommended band shaded and a target line."""
@@ -145,7 +122,7 @@ def description_lengths(table: pd.DataFrame, *, band: tuple[float, float] | None
 
 
 def description_tradeoff(grid: pd.DataFrame, *, target: float | None = None, title: str | None = None) -> go.Figure:
-    """Tokens per request and cost per completed task as descriptions grow (rows of `description_growth`)."""
+    """Tokens per request and cost per completed task as descriptions grow (`toolsurvey.description_sweep`)."""
     from plotly.subplots import make_subplots
 
     fig = make_subplots(specs=[[{"secondary_y": True}]])

@@ -428,3 +428,46 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
 
 def _plain(x: Any) -> Any:
     return x.item() if hasattr(x, "item") else x
+
+
+def description_sweep(table: pd.DataFrame, scenario: Scenario | None = None, lengths=range(0, 401, 10), *,
+                      effect: Any = None) -> pd.DataFrame:
+    """Cost per task with every tool's description set to each of `lengths` tokens and the rest of
+    each tool as measured in `table` (a `footprint`), priced in average-size mode with strategy
+    "all" under the scenario's visible cap.
+
+    With the scenario's accuracy effect on, the catalog-size curve's error rates are scaled by the
+    description-length assumption (`effect`: None for the bundled one, a DescriptionEffect or a
+    path, False for none) relative to the registry's current mean description length. Adds the
+    columns description_tokens, tool_tokens, wrong_multiplier and failure_multiplier; raises
+    InputError for a malformed effect file or scenario.
+    """
+    from .accuracy import DescriptionEffect, load_description_effect
+
+    sc = scenario or Scenario()
+    tools = table[table["kind"] == "tool"]
+    rest = float((tools["tokens"] - tools["description"]).mean()) if len(tools) else 0.0
+    now = float(tools["description"].mean()) if len(tools) else 0.0
+    lengths = [float(d) for d in lengths]
+    base = dataclasses.replace(sc, strategy="all", phases=None, tools=(), core=(),
+                               registry_size=max(len(tools), 1), tool_tokens=rest)
+    eff = None
+    if effect is not False and sc.accuracy:
+        eff = effect if isinstance(effect, DescriptionEffect) else load_description_effect(effect)
+        wrong, failure = eff.relative(lengths, now)
+    else:
+        wrong = failure = np.ones(len(lengths))
+    curve = sc.curve()
+    rows = [sweep(None, base, tool_tokens=rest + d, accuracy_curve=curve.scaled(w, f))
+            for d, w, f in zip(lengths, wrong, failure, strict=True)]
+    grid = pd.concat(rows, ignore_index=True)
+    grid.insert(0, "description_tokens", lengths)
+    grid["tool_tokens"] = [rest + d for d in lengths]
+    grid["wrong_multiplier"], grid["failure_multiplier"] = wrong, failure
+    grid.attrs["assumptions"] = {
+        **rows[0].attrs["assumptions"], "accuracy_curve": curve.as_dict(),
+        "description_effect": None if eff is None else {
+            "points": [{"tokens": t, "wrong": w, "failure": f}
+                       for t, w, f in zip(eff.tokens, eff.wrong, eff.failure, strict=True)],
+            "relative_to_mean_description_tokens": now, "source": eff.source, "as_of": eff.as_of}}
+    return grid
