@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 import warnings as _warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -106,6 +107,27 @@ def task_totals(req: dict, calls: np.ndarray, *, call, answer, p_in, p_out, p_wr
 
 # ---------------------------------------------------------------- assembling rows from scenarios
 
+# Tool tables of recently simulated registries. Widgets and sweeps re-simulate one registry many
+# times, and measuring it is most of a simulate call. The key is the identity of the registry's
+# (frozen) Server objects, which the entry keeps alive so that no other object can take their ids.
+_MEASURED: dict = {}
+_MEASURED_MAX = 8
+
+
+def _measured(reg: Registry, **options) -> ToolTable:
+    """`tool_table(reg, **options)`, measured once per registry contents and options."""
+    servers = tuple(reg.servers.values())
+    cal = options.get("calibration")
+    stamp = os.stat(cal).st_mtime_ns if cal and os.path.exists(cal) else None  # an edited file re-measures
+    key = (tuple(map(id, servers)), tuple(sorted(options.items(), key=lambda kv: kv[0])), stamp)
+    hit = _MEASURED.pop(key, None)
+    table = hit[1] if hit else tool_table(reg, **options)
+    _MEASURED[key] = (servers, table)  # re-inserted last: the dict keeps least recently used first
+    while len(_MEASURED) > _MEASURED_MAX:
+        _MEASURED.pop(next(iter(_MEASURED)))
+    return table
+
+
 class _Context:
     """Caches shared by the rows of one call: tool tables, prices and curves, loaded once each."""
 
@@ -143,8 +165,8 @@ class _Context:
         model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(price.provider) == render else None
         key = (render, sc.encoding, model, sc.calibration)
         if key not in self.tables:
-            self.tables[key] = tool_table(self.reg, render=render, encoding=sc.encoding, model=model,
-                                          calibration=sc.calibration)
+            self.tables[key] = _measured(self.reg, render=render, encoding=sc.encoding, model=model,
+                                         calibration=sc.calibration)
         return self.tables[key]
 
     def profile(self, sc: Scenario, table: ToolTable) -> Profile:

@@ -1,0 +1,36 @@
+"""Re-simulating a registry reuses its measurement, and a changed registry is measured again."""
+
+from dataclasses import replace
+
+from toolsurvey import Registry, Scenario, Tool, footprint, simulate
+from toolsurvey import simulation as S
+
+
+def _reg(desc="Look up a customer by id."):
+    return Registry.from_tools([Tool("lookup_customer", desc, {"type": "object", "properties": {}}),
+                                Tool("list_orders", "List orders.", {"type": "object", "properties": {}})])
+
+
+def test_a_registry_is_measured_once_across_calls(monkeypatch):
+    calls = []
+    real = S.tool_table
+    monkeypatch.setattr(S, "tool_table", lambda reg, **kw: calls.append(kw) or real(reg, **kw))
+    reg = _reg()
+    for steps in (2, 3, 4):
+        simulate(reg, Scenario(steps=steps))
+    assert len(calls) == 1
+
+
+def test_a_changed_registry_gets_its_own_figures():
+    reg = _reg()
+    before = simulate(reg, Scenario(steps=3, accuracy=False)).summary["tool_tokens_per_task"]
+    longer = reg.map(lambda t: replace(t, description=(t.description or "") + " Returns name, plan and status."))
+    after = simulate(longer, Scenario(steps=3, accuracy=False)).summary["tool_tokens_per_task"]
+    expected = int(footprint(longer).query("kind == 'tool'")["tokens"].sum()) * 3
+    assert after == expected and after > before
+
+
+def test_the_cache_stays_small():
+    for i in range(S._MEASURED_MAX + 5):
+        simulate(_reg(f"Look up customer {i}."), Scenario(steps=2))
+    assert len(S._MEASURED) <= S._MEASURED_MAX
