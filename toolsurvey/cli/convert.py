@@ -1,0 +1,31 @@
+"""`toolsurvey convert`: write tools in another format (MCP, OpenAI, Anthropic, Gemini, registry)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "convert tool definitions between MCP, OpenAI, Anthropic, Gemini and registry files"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from ..formats import FORMATS
+    from ._common import add_registry_args
+
+    add_registry_args(p)
+    p.add_argument("--to", required=True, choices=FORMATS, help="the format to write")
+    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sys
+
+    from ..formats import dump
+    from ._common import load_registry, write
+
+    reg = load_registry(args)
+    if args.to != "registry" and len(reg.servers) > 1:
+        print(f"note: {len(reg.servers)} servers flattened into one {args.to} tool list; "
+              "use --to registry to keep them apart", file=sys.stderr)
+    write(json.dumps(dump(reg, args.to), indent=2, ensure_ascii=False) + "\n", args.output)
+    return 0
