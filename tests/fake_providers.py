@@ -78,10 +78,6 @@ def _check(cond: bool, what: str) -> None:
         raise Invalid(what)
 
 
-def _check_schema(s: Any, where: str) -> None:
-    _check(isinstance(s, dict), f"{where}: expected a JSON Schema object")
-
-
 def validate_anthropic(headers, body) -> tuple[list | None, str | None]:
     _check(headers.get("anthropic-version") == "2023-06-01", "anthropic-version header missing or unknown")
     _check(set(body) <= {"model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers"},

@@ -21,7 +21,6 @@ from toolsurvey.tokens import get_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"
-OPS_PHASES = ROOT / "data" / "phases" / "ops_assistant.toml"
 QUIET = dict(call_tokens=0, answer_tokens=0, response_tokens=0, accuracy=False)
 
 

@@ -38,7 +38,8 @@ class AccuracyCurve:
             if any(not 0 <= v <= 1 for v in vals):
                 raise InputError(f"accuracy curve {name} rates must be between 0 and 1, found {list(vals)}")
         if any(s <= 0 for s in self.success):
-            raise InputError("accuracy curve success rates must be above 0 (cost per completed task divides by it)")
+            raise InputError("accuracy curve success rates must be above 0 (cost per completed task divides by it), "
+                             f"found {list(self.success)}")
         if self.outside not in OUTSIDE_RULES:
             raise InputError(f"accuracy curve outside rule {self.outside!r}; expected one of {', '.join(OUTSIDE_RULES)}")
 
@@ -131,7 +132,8 @@ class DescriptionEffect:
         if any(b <= a for a, b in zip(self.tokens, self.tokens[1:], strict=False)):
             raise InputError(f"description effect points must have increasing tokens, found {list(self.tokens)}")
         if any(m <= 0 for m in self.wrong + self.failure):
-            raise InputError("description effect multipliers must be above 0")
+            raise InputError(f"description effect multipliers must be above 0, found wrong {list(self.wrong)}, "
+                             f"failure {list(self.failure)}")
 
     def relative(self, tokens, now: float) -> tuple[np.ndarray, np.ndarray]:
         """Multipliers (wrong, failure) for descriptions of `tokens` relative to `now` (clamped outside the points)."""

@@ -109,7 +109,7 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
     if isinstance(value, (list, tuple, np.ndarray)):
         vals = [float(v) for v in value if isinstance(v, (int, float, np.integer, np.floating))]
         if len(vals) != len(value):
-            raise InputError(f"{name}: samples must all be numbers")
+            raise InputError(f"{name}: samples must all be numbers, found {list(value)!r}")
         return Dist("samples", values=tuple(vals))
     if isinstance(value, Mapping):
         d = dict(value)
@@ -222,7 +222,7 @@ class Scenario:
         if low < 1 or st.expected() < 1:
             raise InputError(f"steps must be >= 1 (a task makes at least one request), found {st.describe()!r}")
         if self.response_tokens.expected() < 0:
-            raise InputError("response_tokens must be >= 0")
+            raise InputError(f"response_tokens must be >= 0, found {self.response_tokens.describe()!r}")
         if self.visible is not None:
             _nonneg("visible", self.visible, integer=True)
             set_("visible", int(self.visible))

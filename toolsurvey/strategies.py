@@ -148,8 +148,13 @@ def _phase_tools(table: ToolTable, phase: Phase) -> np.ndarray:
     if not len(idx):
         what = [*(f"name glob {p!r}" for p in phase.tools), *(f"tag {k}={v!r}" for k, v in phase.tags.items())]
         raise InputError(f"phase {phase.name!r} matches no tool of the registry ({', '.join(what)}); "
-                         f"tool names start: {', '.join(table.names[:8])}{', …' if len(table) > 8 else ''}")
+                         f"{_names_hint(table)}")
     return idx
+
+
+def _names_hint(table: ToolTable) -> str:
+    """The first few tool names, for an error saying a pattern matched none of them."""
+    return f"tool names start: {', '.join(table.names[:8])}{', …' if len(table) > 8 else ''}"
 
 
 def _core(table: ToolTable, sc: Scenario) -> np.ndarray:
@@ -159,7 +164,7 @@ def _core(table: ToolTable, sc: Scenario) -> np.ndarray:
         return np.arange(min(len(sc.core), len(table)))
     idx = _match(table, sc.core)
     if not len(idx):
-        raise InputError(f"core {list(sc.core)} matches no tool of the registry")
+        raise InputError(f"core {list(sc.core)} matches no tool of the registry; {_names_hint(table)}")
     return idx
 
 
@@ -177,7 +182,7 @@ def profile(table: ToolTable, sc: Scenario) -> Profile:
     if sc.strategy == "fixed":
         idx = _match(table, sc.tools) if sc.tools and table.exact else every
         if sc.tools and table.exact and not len(idx):
-            raise InputError(f"tools {list(sc.tools)} match no tool of the registry")
+            raise InputError(f"tools {list(sc.tools)} match no tool of the registry; {_names_hint(table)}")
         idx = _cap(idx, sc.visible, "selected", warnings)
         return one(_set_tokens(table, idx), len(idx), "fixed", f"fixed subset of {len(idx)} tools")
     if sc.strategy == "phases":
