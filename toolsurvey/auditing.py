@@ -27,7 +27,6 @@ from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
 SEVERITIES = ("info", "warning", "error", "security")  # in rising order
-IMPACTS = ("tokens", "steps", "compat", "security")
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 

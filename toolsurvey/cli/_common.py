@@ -46,7 +46,7 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
 def _cell(v: Any, col: str) -> str:
     if isinstance(v, float) and (col == "share" or col.endswith("_share")):
         return f"{v:.1%}"
-    if isinstance(v, (int,)) and not isinstance(v, bool):
+    if isinstance(v, int) and not isinstance(v, bool):
         return f"{v:,}"
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".")

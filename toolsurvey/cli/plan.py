@@ -99,23 +99,17 @@ def run(args: argparse.Namespace) -> int:
                              "wrong_rate": 3, "success": 3, "input_tokens_per_task": 0, "cost_per_task": 4,
                              "cost_per_completed_task": 4})
     if args.format == "markdown":
-        from .._markdown import table
+        from .._markdown import escape, table
 
         def md(df, right):
             return table(list(df.columns), [list(r) for r in df.itertuples(index=False)], right=right)
 
         text = "\n\n".join([f"**{head}**", md(_pretty(p.table), [1, 2, 3, 4]), "### Actions",
                             md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
-                            "\n".join(f"- {_escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
+                            "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
     else:
         text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task):",
                             render_table(shown), "stages (each simulated):", render_table(stages),
                             "assumptions:", "\n".join("  " + line for line in _assumption_lines(p.assumptions))]) + "\n"
     write(text, args.output)
     return 0
-
-
-def _escape(text: str) -> str:
-    from .._markdown import escape
-
-    return escape(text)

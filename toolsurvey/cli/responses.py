@@ -8,6 +8,7 @@ HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): 
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ..responses import DEFAULT_CAP
     from ..trimming import SERIALIZATIONS
     from ._common import add_output_args
 
@@ -19,7 +20,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool", default=None, help="tool name for files and URLs (default: the file's folder name)")
     p.add_argument("--server", default=None, help="server name for results that do not name one")
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base)")
-    p.add_argument("--cap", type=int, default=25_000, metavar="N",
+    p.add_argument("--cap", type=int, default=DEFAULT_CAP, metavar="N",
                    help="tokens one result may carry (default: %(default)s, Claude Code's default)")
     p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="HTTP header for URL sources (repeatable; values never appear in any output)")
