@@ -419,10 +419,8 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     varying = [k for k in axes if k not in fixed]
     groups = [dataclasses.replace(base, **dict(zip(varying, combo, strict=True))) if varying else base
               for combo in itertools.product(*(axes[k] for k in varying))]
-    if step_values is None:
-        steps = np.array([sc.steps.expected() for sc in groups])
-        pick = np.arange(len(groups))
-    else:
+    pick = steps = None  # one row per group, at the group's own steps
+    if step_values is not None:
         step_exp = np.array([dataclasses.replace(base, steps=v).steps.expected() for v in step_values])
         pick = np.repeat(np.arange(len(groups)), len(step_exp))
         steps = np.tile(step_exp, len(groups))

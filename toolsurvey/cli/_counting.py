@@ -43,6 +43,15 @@ def endpoint_kwargs(args: argparse.Namespace) -> dict:
             "progress": Progress()}
 
 
+def dry_run_kwargs(args: argparse.Namespace) -> dict:
+    """The endpoint options `counting.dry_run` takes: it sends nothing, so no progress, concurrency,
+    timeout or retries; raises InputError like `endpoint_kwargs`."""
+    kw = endpoint_kwargs(args)
+    for k in ("progress", "concurrency", "timeout", "retries"):
+        kw.pop(k)
+    return kw
+
+
 class Progress:
     """Requests done, on stderr: one updating line on a terminal, a few plain lines otherwise."""
 
@@ -90,13 +99,10 @@ def counted_table(reg, table, args: argparse.Namespace):
     if getattr(args, "count_with", None):
         from ..counting import dry_run, exact_footprint
 
-        kw = endpoint_kwargs(args)
         if args.dry_run:
-            for k in ("progress", "concurrency", "timeout", "retries"):
-                kw.pop(k)
-            sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **kw)))
+            sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **dry_run_kwargs(args))))
             return None
-        return exact_footprint(reg, args.count_with, **kw)
+        return exact_footprint(reg, args.count_with, **endpoint_kwargs(args))
     if getattr(args, "calibration", None):
         from ..calibration import apply_calibration, load_calibration
 

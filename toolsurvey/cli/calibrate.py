@@ -27,21 +27,18 @@ def run(args: argparse.Namespace) -> int:
 
     from ..calibration import VARIANTS, calibrate, calibration_table, save_calibration
     from ._common import load_registry, render_table
-    from ._counting import dry_run_text, endpoint_kwargs
+    from ._counting import dry_run_kwargs, dry_run_text, endpoint_kwargs
 
     reg = load_registry(args)
-    kw = endpoint_kwargs(args)
     if args.dry_run:
         from ..counting import dry_run
 
-        for k in ("progress", "concurrency", "timeout", "retries"):
-            kw.pop(k)
-        info = dry_run(reg, args.provider, **kw)
+        info = dry_run(reg, args.provider, **dry_run_kwargs(args))
         info["to_send"] += len(VARIANTS) * info["parts"]  # one all-tools request per removed part
         info["requests"] += len(VARIANTS) * info["parts"]
         sys.stdout.write(dry_run_text(info))
         return 0
-    cal = calibrate(reg, args.provider, **kw)
+    cal = calibrate(reg, args.provider, **endpoint_kwargs(args))
     if args.output:
         save_calibration(cal, args.output)
         print(f"wrote {args.output}", file=sys.stderr)

@@ -28,14 +28,15 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..reporting import report
     from ._common import load_registry
+    from ._measure import measure_kwargs
 
     fmt = args.format
     if fmt is None:
         suffix = Path(args.output).suffix.lower() if args.output else ""
         fmt = {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(suffix, "html")
     reg = load_registry(args)
-    rep = report(reg, scenario=args.scenario, usage=args.usage, encoding=args.encoding, render=args.render,
-                 model=args.model, top=args.top, title=args.title)
+    rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
+                 **measure_kwargs(args))
     if fmt == "markdown" and not args.output:
         sys.stdout.write(rep.to_markdown())
         print(rep.summary_text(), file=sys.stderr)
