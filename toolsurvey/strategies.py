@@ -99,20 +99,21 @@ class Profile:
     warnings: list[str] = field(default_factory=list)
     description: str = ""
 
-    def expand(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Arrays (prefix, loaded, visible, block) for requests 1..k."""
+    def _head_index(self, k: int) -> np.ndarray:
+        """For requests 1..k, the position in the head that each one repeats."""
         n = len(self.prefix)
         idx = np.arange(k)
-        cyc = n - self.repeat_from
-        idx = np.where(idx < n, idx, self.repeat_from + (idx - self.repeat_from) % cyc)
+        return np.where(idx < n, idx, self.repeat_from + (idx - self.repeat_from) % (n - self.repeat_from))
+
+    def expand(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Arrays (prefix, loaded, visible, block) for requests 1..k."""
+        idx = self._head_index(k)
         arr = lambda xs: np.asarray(xs, dtype=float)[idx]  # noqa: E731
         return arr(self.prefix), arr(self.loaded), arr(self.visible), np.asarray(self.block)[idx]
 
     def labels(self, k: int) -> list[str]:
-        n = len(self.label)
-        cyc = n - self.repeat_from
-        return [self.label[i] if i < n else self.label[self.repeat_from + (i - self.repeat_from) % cyc]
-                for i in range(k)]
+        """The phase label of each of requests 1..k."""
+        return [self.label[i] for i in self._head_index(k)]
 
 
 def _match(table: ToolTable, patterns, tags=None) -> np.ndarray:
