@@ -85,6 +85,12 @@ class Counter:
         row = self.parts_many([rendered])[0]
         return {p: int(n) for p, n in zip(R.PARTS, row, strict=True)}
 
+    def owners(self, tokens: np.ndarray, seg_bytes) -> np.ndarray:
+        """Index of the segment holding each token's first byte, the segments (byte lengths) laid end to end."""
+        lengths = self._lengths[tokens]
+        starts = np.cumsum(lengths) - lengths  # byte offset of each token in all segments end to end
+        return np.searchsorted(np.cumsum(seg_bytes), starts, side="right")
+
     def counts(self, texts: Iterable[str]) -> list[int]:
         """Tokens of each text."""
         encode = self._encode
@@ -117,10 +123,7 @@ class Counter:
                 seg_code.extend([row * n_parts + _INDEX[p] for _, p in segs])
                 arrays.append(self.tokens(text))
         if arrays:
-            tokens = np.concatenate(arrays)
-            lengths = self._lengths[tokens]
-            starts = np.cumsum(lengths) - lengths  # byte offset of each token in all chunks end to end
-            segment = np.searchsorted(np.cumsum(seg_bytes), starts, side="right")
+            segment = self.owners(np.concatenate(arrays), seg_bytes)
             codes = np.asarray(seg_code, dtype=np.int64)[segment]
             out += np.bincount(codes, minlength=out.size).reshape(out.shape)
         return out

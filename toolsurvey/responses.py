@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from . import _jsontree
-from .measure import _byte_lengths
+from .measure import Counter
 from .payloads import MCP_METHOD, Payload, read_payloads
-from .tokens import DEFAULT_ENCODING, get_encoding
+from .tokens import DEFAULT_ENCODING
 
 DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (seed 004)
 
@@ -36,19 +36,8 @@ ATTRIBUTION_METHOD = {
 SPECIAL_PATHS = ("(formatting)", "(images)", "(text)")
 
 
-class _Enc:
-    """Counts with one encoding, fast: numpy token arrays, special-token text counted as ordinary text."""
-
-    def __init__(self, encoding: str):
-        self.name = encoding
-        self.enc = get_encoding(encoding)
-        self.lengths = _byte_lengths(encoding)
-
-    def tokens(self, text: str) -> np.ndarray:
-        return self.enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())
-
-    def count(self, text: str) -> int:
-        return len(self.tokens(text)) if text else 0
+class _Enc(Counter):
+    """A Counter that also counts whole payloads (text blocks plus image estimates)."""
 
     def payload(self, p: Payload) -> int:
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
@@ -87,10 +76,10 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     if trimming is not None:
         from .trimming import trim_many
 
-        trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.name, **trimming)
+        trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.encoding, **trimming)
         table["trimmed"] = trimmed
         warnings = warnings + trim_warnings
-    table.attrs.update(encoding=enc.name, cap=cap, method=MEASURE_METHOD, warnings=warnings,
+    table.attrs.update(encoding=enc.encoding, cap=cap, method=MEASURE_METHOD, warnings=warnings,
                        trim_steps=steps)
     return table
 
@@ -123,10 +112,7 @@ def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
         blen = np.fromiter(map(len, texts), np.int64, len(texts))
     else:
         blen = np.fromiter((len(t.encode("utf-8")) for t in texts), np.int64, len(texts))
-    tl = enc.lengths[tokens]
-    starts = np.cumsum(tl) - tl
-    seg = np.searchsorted(np.cumsum(blen), starts, side="right")
-    return np.bincount(seg, minlength=len(texts))
+    return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
 
 
 class _ToolAcc:
@@ -226,7 +212,7 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     out = out.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable").reset_index(drop=True)
     out = out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
                "per_sample", "payloads"]]
-    out.attrs.update(encoding=enc.name, method=ATTRIBUTION_METHOD[method], warnings=warnings,
+    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
                      gap=gap if method == "fragments" else 0,
                      totals={k: a.measured for k, a in accs.items()})
     return out
