@@ -11,7 +11,7 @@ import pandas as pd
 
 from . import _markdown as md
 
-# Column name -> (label a reader sees, format). Formats: int, pct, usd, float, text.
+# Column name -> (label a reader sees, format). Formats: int, pct, usd, float, float1, text.
 COLUMNS = {
     "server": ("Server", "text"), "tool": ("Tool", "text"), "tools": ("Tools", "int"),
     "tokens": ("Tokens per request", "int"), "share": ("Share of the tool definitions", "pct"),
@@ -31,10 +31,12 @@ COLUMNS = {
 
 
 def fmt_int(v: float) -> str:
+    """`v` rounded to a whole number, with thousands separators."""
     return f"{int(round(v)):,}"
 
 
 def usd(v: float) -> str:
+    """Dollars with the decimals a figure of its size needs; NaN (not priced) says so."""
     if v != v:  # NaN: the simulation did not price it (over the context window)
         return "not priced"
     if v == 0:
@@ -46,7 +48,7 @@ def _cell(v: Any, fmt: str) -> str:
     if v is None or (not isinstance(v, str) and pd.isna(v)):
         return ""
     if fmt == "int":
-        return f"{int(round(float(v))):,}"
+        return fmt_int(float(v))
     if fmt == "pct":
         return f"{float(v):.1%}"
     if fmt == "usd":

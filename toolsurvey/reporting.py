@@ -121,7 +121,7 @@ class Report:
         Raises InputError for an unknown format or a path that cannot be written.
         """
         p = Path(path)
-        format = format or {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(p.suffix.lower(), "html")
+        format = format or format_for(p)
         if format not in FORMATS:
             raise InputError(f"unknown report format {format!r}; expected one of: {', '.join(FORMATS)}")
         if format == "csv":
@@ -137,6 +137,11 @@ class Report:
             return [atomic_write(p, text)]
         except OSError as e:
             raise InputError(f"cannot write {p}: {e.strerror}") from None
+
+
+def format_for(path: str | os.PathLike) -> str:
+    """The report format a file name asks for: .md/.markdown Markdown, .csv CSV, anything else HTML."""
+    return {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(Path(path).suffix.lower(), "html")
 
 
 def _csv(df: pd.DataFrame) -> str:
@@ -239,7 +244,7 @@ def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
     try:
         from .usage import load_usage
     except ImportError:
-        inp.missing["usage"] = "the usage module (toolsurvey.usage) is not installed yet"
+        inp.missing["usage"] = "the usage module (toolsurvey.usage) is not installed"
         return None
     from .usage import summarize
 
@@ -499,10 +504,10 @@ def _plan(inp: _Inputs) -> Section:
     if inp.usage_log is None:
         s.notes.append("Without a usage log (--usage) the plan cannot delete unused tools or trim results.")
     t = p.table
+    in_units = lambda col: [_UNITS.get(u, _fmt_int)(v) if v == v else ""  # noqa: E731
+                            for v, u in zip(t[col], t["unit"], strict=True)]
     shown = pd.DataFrame({
-        "metric": t["metric"],
-        "before": [_UNITS.get(u, _fmt_int)(v) if v == v else "" for v, u in zip(t["before"], t["unit"], strict=True)],
-        "after": [_UNITS.get(u, _fmt_int)(v) if v == v else "" for v, u in zip(t["after"], t["unit"], strict=True)],
+        "metric": t["metric"], "before": in_units("before"), "after": in_units("after"),
         "change": [f"{c:+.0%}" if c == c else "" for c in t["change_share"]]})
     s.tables.append(Table("plan", "Before and after the plan", t, shown=shown))
     months = {k: float(r.summary["cost_per_month"]) for k, r in p.runs.items()}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 HELP = "write the cost report (self-contained HTML, Markdown or CSV) and print its executive summary"
 
@@ -26,14 +25,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..reporting import report
+    from ..reporting import format_for, report
     from ._common import load_registry
     from ._measure import measure_kwargs
 
-    fmt = args.format
-    if fmt is None:
-        suffix = Path(args.output).suffix.lower() if args.output else ""
-        fmt = {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(suffix, "html")
+    fmt = args.format or (format_for(args.output) if args.output else "html")
     reg = load_registry(args)
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
                  **measure_kwargs(args))
