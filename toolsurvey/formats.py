@@ -25,27 +25,30 @@ _DESCRIBE = {
 }
 
 
-def read_json(path: str | os.PathLike) -> Any:
-    """Parse a JSON file; raises InputError naming the file, line and column of the problem."""
+def read_text(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> str:
+    """The UTF-8 text of `path` (a BOM dropped); raises InputError naming the file and the problem."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{p}: no such file") from None
+        raise InputError(f"{p}: no such {what}") from None
     except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, expected a JSON file") from None
+        raise InputError(f"{p}: is a directory, expected {expected}") from None
     except OSError as e:
         raise InputError(f"{p}: cannot read ({e.strerror})") from None
-    return parse_json(data, str(p))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{p}: not UTF-8 text (bad byte at offset {e.start})") from None
 
 
-def parse_json(data: bytes | str, where: str) -> Any:
+def read_json(path: str | os.PathLike) -> Any:
+    """Parse a JSON file; raises InputError naming the file, line and column of the problem."""
+    return parse_json(read_text(path), str(Path(path)))
+
+
+def parse_json(data: str, where: str) -> Any:
     """Parse JSON text; raises InputError with what was found instead of JSON."""
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise InputError(f"{where}: not UTF-8 text (bad byte at offset {e.start})") from None
     try:
         return json.loads(data)
     except json.JSONDecodeError as e:

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import InputError
+from .formats import read_text
 from .registry import Registry
 from .tokens import DEFAULT_ENCODING, count
 
@@ -105,19 +106,10 @@ def _records(source: Any) -> tuple[list[tuple[int, Any]], list[str], str]:
     if isinstance(source, (list, tuple)):
         return list(enumerate(source, 1)), [], "records"
     p = Path(source)
-    try:
-        text = p.read_text("utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such usage log") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, expected a CSV or JSONL usage log") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{p}: not UTF-8 text (bad byte at offset {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read ({e.strerror})") from None
+    text = read_text(p, "usage log", "a CSV or JSONL usage log")
     problems: list[str] = []
     if p.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(io.StringIO(text)))
+        rows = list(csv.DictReader(io.StringIO(text, newline=None)))  # universal newlines, as open() gives
         return [(i, r) for i, r in enumerate(rows, 2)], problems, str(p)  # line 1 is the header
     out = []
     for i, line in enumerate(text.splitlines(), 1):
