@@ -106,7 +106,7 @@ def as_registry(value: Any) -> Registry:
         from .formats import load
 
         return load(*value)
-    raise InputError(f"expected a Registry or a path to a tool file, found {type(value).__name__}")
+    raise InputError(f"expected a Registry, a path to a tool file or a list of paths, found {type(value).__name__}")
 
 
 def what_changed(old: Tool, new: Tool) -> str:
@@ -210,7 +210,7 @@ def _match(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[tuple
     taken = {v for v in pairs.values() if v is not None}
     left_new = [k for k in new if k not in taken]
     names_old = Counter(n for _, n in left_old)
-    by_name_new = {n: k for k in left_new for n in [k[1]]}
+    by_name_new = {k[1]: k for k in left_new}
     names_new = Counter(n for _, n in left_new)
     for ka in left_old:
         if names_old[ka[1]] == 1 and names_new[ka[1]] == 1:
@@ -243,15 +243,12 @@ def measure_settings(scenario: Any) -> dict[str, Any]:
     """The footprint options (render, encoding, model) that make footprint's tokens per request the
     ones the simulation uses for `scenario`."""
     from .prices import load_prices, price_for
-    from .simulation import PROVIDER_RENDER
+    from .simulation import rendering_for
 
-    render = scenario.render
     provider = ""
-    if render in ("auto", "openai", "anthropic"):
+    if scenario.render in ("auto", "openai", "anthropic"):  # the others do not depend on the provider
         provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider
-    if render == "auto":
-        render = PROVIDER_RENDER.get(provider, "json")
-    model = scenario.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(provider) == render else None
+    render, model = rendering_for(scenario, provider)
     return {"render": render, "encoding": scenario.encoding, "model": model}
 
 

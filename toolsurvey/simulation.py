@@ -128,6 +128,16 @@ def _measured(reg: Registry, **options) -> ToolTable:
     return table
 
 
+def rendering_for(sc: Scenario, provider: str) -> tuple[str, str | None]:
+    """The footprint rendering and model that `sc` measures tools with, given its model's provider:
+    "auto" becomes the provider's rendering, and the model applies only under its own provider's."""
+    render = sc.render
+    if render == "auto":
+        render = PROVIDER_RENDER.get(provider, "json")
+    model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(provider) == render else None
+    return render, model
+
+
 class _Context:
     """Caches shared by the rows of one call: tool tables, prices and curves, loaded once each."""
 
@@ -159,10 +169,7 @@ class _Context:
             if key not in self.tables:
                 self.tables[key] = average_table(sc.tool_tokens, sc.registry_size)
             return self.tables[key]
-        render = sc.render
-        if render == "auto":
-            render = PROVIDER_RENDER.get(price.provider, "json")
-        model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(price.provider) == render else None
+        render, model = rendering_for(sc, price.provider)
         key = (render, sc.encoding, model, sc.calibration)
         if key not in self.tables:
             self.tables[key] = _measured(self.reg, render=render, encoding=sc.encoding, model=model,
