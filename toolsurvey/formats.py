@@ -183,7 +183,8 @@ def _detect_item(item: Any) -> str | None:
     return None
 
 
-# For each format: where name, description, schemas and the rest live in one tool object.
+# For each format: the keys that hold the input and output schemas in one tool object (name,
+# description, title and annotations have the same keys in every format: _COMMON).
 _LAYOUT: dict[str, dict[str, tuple[str, ...]]] = {
     "mcp": {"input": ("inputSchema",), "output": ("outputSchema",)},
     "openai-chat": {"input": ("parameters",), "output": ()},
@@ -364,10 +365,13 @@ def _unrecognized(value: Any, source: str) -> str:
 # --- writing -----------------------------------------------------------------------------------
 
 
+def _named(t: Tool) -> dict[str, Any]:
+    """The name, and the description when there is one: how every provider format starts a tool."""
+    return {"name": t.name} if t.description is None else {"name": t.name, "description": t.description}
+
+
 def _openai_function(t: Tool) -> dict:
-    out: dict[str, Any] = {"name": t.name}
-    if t.description is not None:
-        out["description"] = t.description
+    out = _named(t)
     out["parameters"] = t.input_schema
     if "strict" in t.extra:
         out["strict"] = t.extra["strict"]
@@ -375,17 +379,13 @@ def _openai_function(t: Tool) -> dict:
 
 
 def _anthropic(t: Tool) -> dict:
-    out: dict[str, Any] = {"name": t.name}
-    if t.description is not None:
-        out["description"] = t.description
+    out = _named(t)
     out["input_schema"] = t.input_schema
     return out
 
 
 def _gemini(t: Tool) -> dict:
-    out: dict[str, Any] = {"name": t.name}
-    if t.description is not None:
-        out["description"] = t.description
+    out = _named(t)
     out["parametersJsonSchema"] = t.input_schema
     if t.output_schema is not None:
         out["responseJsonSchema"] = t.output_schema
