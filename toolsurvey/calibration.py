@@ -147,14 +147,15 @@ def load_calibration(path: str) -> dict:
             raise InputError(f"{where}: {key!r} should be a string, found {_found(cal.get(key))}")
     parts = cal.get("parts")
     if not isinstance(parts, dict):
-        raise InputError(f"{where}: 'parts' should be an object of part -> {{ratio}}")
+        raise InputError(f"{where}: 'parts' should be an object of part -> {{ratio}}, found {_found(parts)}")
     for name, entry in parts.items():
         r = entry.get("ratio") if isinstance(entry, dict) else "?"
         if r is not None and not (isinstance(r, (int, float)) and math.isfinite(r) and r > 0):
             raise InputError(f"{where}: parts.{name}.ratio should be a positive number or null, found {r!r}")
     tools = cal.get("tools")
     if not isinstance(tools, dict) or not isinstance(tools.get("ratio"), (int, float)) or tools["ratio"] <= 0:
-        raise InputError(f"{where}: tools.ratio should be a positive number")
+        found = _found(tools.get("ratio") if isinstance(tools, dict) else tools)
+        raise InputError(f"{where}: tools.ratio should be a positive number, found {found}")
     return {**cal, "_file": str(path)}
 
 
@@ -196,7 +197,7 @@ def apply_calibration(table: pd.DataFrame, cal: dict) -> pd.DataFrame:
             f"tools x{default:.3f} overall)")
     if not same_render:
         note += f"; the calibration was made with the {cal['render']} rendering, this table uses {a.get('render')}"
-    out.attrs = {**{k: v for k, v in a.items()}, "method": a.get("method", "") + note,
+    out.attrs = {**a, "method": a.get("method", "") + note,
                  "calibrated": {"provider": cal["provider"], "model": cal["model"], "file": src,
                                 "date": cal["date"], "ratios": ratios}}
     return out
