@@ -105,6 +105,12 @@ class Plan:
         return [self.baseline, *self.chunks, *self.singles, *self.instructions]
 
 
+def _chunk_requests(provider: Provider, model: str, groups: list[list[Tool]], system: str | None) -> list[Request]:
+    """One all-tools request per group of tools; the first also carries the instructions."""
+    return [_request(provider, model, f"all tools (part {i + 1} of {len(groups)})" if len(groups) > 1
+                     else "all tools", g, system if i == 0 else None) for i, g in enumerate(groups)]
+
+
 def plan(reg: Registry, target: str, *, max_body_bytes: int | None = None) -> Plan:
     """The requests that count `reg` under `PROVIDER:MODEL`; raises InputError for a bad target."""
     provider, model = parse_target(target)
@@ -124,8 +130,7 @@ def plan(reg: Registry, target: str, *, max_body_bytes: int | None = None) -> Pl
         sizes.append(size - base)
     extra = len(_body_bytes(provider.body(model, None, system))) - base if system else 0
     groups = [tools[a:b] for a, b in _chunks(sizes, extra, base, limit)] if tools else [[]]
-    chunks = [_request(provider, model, f"all tools (part {i + 1} of {len(groups)})" if len(groups) > 1
-                       else "all tools", g, system if i == 0 else None) for i, g in enumerate(groups)]
+    chunks = _chunk_requests(provider, model, groups, system)
     return Plan(provider, model, baseline, chunks, groups, singles,
                 [_request(provider, model, f"instructions of {name!r}", [], text) for name, text in instr], system)
 
@@ -212,7 +217,8 @@ def _too_long(status: int, message: str) -> bool:
 
 @dataclass
 class Stats:
-    """What a counting run did: requests sent, answered from the cache, retried."""
+    """What a counting run did: requests sent, answered from the cache, retried (and the seconds
+    waited for retries), and the splits of requests refused for their size."""
 
     sent: int = 0
     cached: int = 0
@@ -489,9 +495,7 @@ def _count_with_splits(client: Client, p: Plan) -> tuple[list[int], list[int], l
                 new_groups += [g[: len(g) // 2], g[len(g) // 2:]]
         client.stats.splits.append(f"the endpoint refused a request for its size; split into {len(new_groups)} parts")
         groups = new_groups
-        reqs = [_request(p.provider, p.model, f"all tools (part {i + 1} of {len(groups)})", g,
-                         p.system if i == 0 else None) for i, g in enumerate(groups)]
-        counts = client.count(reqs)
+        counts = client.count(_chunk_requests(p.provider, p.model, groups, p.system))
     p.chunk_tools = groups
     return [baseline, *counts], singles, instr, len(groups)  # type: ignore[list-item]
 
