@@ -20,6 +20,21 @@ _EMPTY = (None, "", [], {})
 _END = None  # trie key marking "keep/drop everything beneath"
 
 
+def _check_serialization(how: str) -> None:
+    if how not in SERIALIZATIONS:
+        raise InputError(f"unknown serialization {how!r}; expected one of: {', '.join(SERIALIZATIONS)}")
+
+
+def _check_max_items(max_items: int) -> None:
+    if max_items < 0:
+        raise InputError(f"max_items must be >= 0, found {max_items}")
+
+
+def _check_truncate(limit: int, unit: str) -> None:
+    if limit < 0 or unit not in ("chars", "tokens"):
+        raise InputError(f"truncate needs a limit >= 0 and unit chars or tokens, found {limit} {unit}")
+
+
 class TooDeep(InputError):
     """A payload nested deeper than the trimming strategies walk."""
 
@@ -152,8 +167,7 @@ def truncate_strings(value: Any, limit: int, unit: str = "chars", encoding: str 
                      ) -> tuple[Any, Counter]:
     """Strings longer than `limit` chars (or tokens) cut with a marker of how much was cut; keys kept.
     Returns (value, truncated path -> count). Raises InputError for a bad limit or unit."""
-    if limit < 0 or unit not in ("chars", "tokens"):
-        raise InputError(f"truncate needs a limit >= 0 and unit chars or tokens, found {limit} {unit}")
+    _check_truncate(limit, unit)
     enc = get_encoding(encoding)
     cut = Counter()
 
@@ -184,8 +198,7 @@ def truncate_strings(value: Any, limit: int, unit: str = "chars", encoding: str 
 def cap_lists(value: Any, max_items: int) -> tuple[Any, Counter]:
     """Lists longer than `max_items` cut to their first items plus an `Omitted` marker saying how many
     were left out. Returns (value, capped list path -> items left out)."""
-    if max_items < 0:
-        raise InputError(f"max_items must be >= 0, found {max_items}")
+    _check_max_items(max_items)
     left = Counter()
 
     def walk(v, path):
@@ -244,8 +257,7 @@ def table_rows(value: Any) -> tuple[list[str], list[dict], str] | None:
 def to_text(value: Any, how: str = "json") -> tuple[str, str | None]:
     """Text of `value` as compact JSON, pretty JSON, CSV or a Markdown table; returns (text, warning).
     Tables need a list of records; anything else stays compact JSON with a warning."""
-    if how not in SERIALIZATIONS:
-        raise InputError(f"unknown serialization {how!r}; expected one of: {', '.join(SERIALIZATIONS)}")
+    _check_serialization(how)
     if how == "json":
         return _jsontree.compact(value), None
     if how == "pretty":
@@ -298,13 +310,13 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     """
     encoding = encoding or DEFAULT_ENCODING
     enc = get_encoding(encoding)
-    if serialize not in SERIALIZATIONS:
-        raise InputError(f"unknown serialization {serialize!r}; expected one of: {', '.join(SERIALIZATIONS)}")
-    if max_items is not None and max_items < 0:
-        raise InputError(f"max_items must be >= 0, found {max_items}")
-    if truncate is not None and (truncate < 0 or truncate_unit not in ("chars", "tokens")):
-        raise InputError(f"truncate needs a limit >= 0 and unit chars or tokens, found {truncate} {truncate_unit}")
-    _trie(parse_paths(keep)), _trie(parse_paths(drop))  # malformed paths fail here, before any work
+    # bad options fail here, before any work
+    _check_serialization(serialize)
+    if max_items is not None:
+        _check_max_items(max_items)
+    if truncate is not None:
+        _check_truncate(truncate, truncate_unit)
+    _trie(parse_paths(keep)), _trie(parse_paths(drop))
 
     def count(text: str) -> int:
         return len(enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())) if text else 0
