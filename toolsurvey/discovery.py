@@ -67,7 +67,9 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
     """
     template = _template(prefix) if prefix else None
     if min(connect_timeout, list_timeout) <= 0 or max_pages < 1 or concurrency < 1:
-        raise InputError("timeouts must be positive, and max_pages and concurrency at least 1")
+        raise InputError("expected positive timeouts, and max_pages and concurrency of at least 1; found "
+                         f"connect_timeout={connect_timeout:g}, list_timeout={list_timeout:g}, "
+                         f"max_pages={max_pages}, concurrency={concurrency}")
     specs = _specs(target, config, servers, name, headers, env, cwd)
     opts = dict(connect_timeout=connect_timeout, list_timeout=list_timeout, max_pages=max_pages,
                 concurrency=concurrency, on_progress=on_progress)

@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from .._mcp_config import parse_env, parse_header
+    from .._mcp_config import is_url, parse_env, parse_header
     from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
     from ..errors import InputError
     from ._common import print_warnings, write
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     target = args.target
     if args.output and not Path(args.output).resolve().parent.is_dir():
         raise InputError(f"cannot write {args.output}: its folder does not exist")
-    if len(target) > 1 and all(t.startswith(("http://", "https://")) for t in target):
+    if len(target) > 1 and all(is_url(t) for t in target):
         raise InputError("one URL at a time; to discover several servers, list them in a --config file")
     reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
                    headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
