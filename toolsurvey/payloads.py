@@ -119,8 +119,6 @@ def from_mcp(result: dict, tool: str, **kw) -> Payload:
     if "structuredContent" in result and not any(b["type"] == "text" for b in result["content"]):
         blocks.append(_jsontree.compact(result["structuredContent"]))
     value = _parse_or_not(blocks[0]) if len(blocks) == 1 else _NOT_JSON
-    if value is _NOT_JSON and not blocks and "structuredContent" in result:
-        value = result["structuredContent"]
     return Payload(tool=tool, blocks=tuple(blocks), value=value, kind="mcp", image_tokens=images,
                    notes=notes, **kw)
 
