@@ -179,7 +179,7 @@ def catalog_size(grid: pd.DataFrame, *, x: str = "visible", color: str = "strate
         fig.update_xaxes(title_text="visible tools", row=row + 1, col=c + 1)
         fig.update_yaxes(title_text=label, row=row + 1, col=c + 1)
     if marker is not None:
-        for i in range(4):
+        for i in range(len(CATALOG_PANELS)):
             fig.add_vline(x=marker, line_dash="dot", line_color="gray", row=i // 2 + 1, col=i % 2 + 1)
     fig.update_layout(title=title or "Catalog size: what more visible tools cost, per strategy",
                       legend=dict(title=color, orientation="h", y=-0.12), height=700)
