@@ -72,6 +72,7 @@ class Dist:
         return rng.lognormal(np.log(max(self.mean, 1e-12)) - var / 2, np.sqrt(var), size=size)
 
     def describe(self) -> Any:
+        """The distribution as a plain value for printing: the number, or its kind and parameters."""
         if self.kind == "fixed":
             return self.value
         if self.kind == "samples":
@@ -149,7 +150,7 @@ def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
         raise InputError(f"{name}: {p} is not valid JSON ({e.msg})") from None
     if isinstance(doc, list):
         return [float(v["tokens"] if isinstance(v, dict) else v) for v in doc]
-    raise InputError(f"{name}: {p} should hold a list of token counts")
+    raise InputError(f"{name}: {p} should hold a list of token counts, found a JSON {type(doc).__name__}")
 
 
 def _nonneg(name: str, v: Any, *, integer: bool = False, positive: bool = False) -> None:
@@ -350,7 +351,5 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
             doc[k] = as_dist(doc[k], f"{path}: {k}", base=base)
     try:
         return dataclasses.replace(Scenario(**doc), **overrides)
-    except InputError as e:
-        raise InputError(f"{path}: {e}") from None
-    except TypeError as e:  # a value of the wrong shape for its field
+    except (InputError, TypeError) as e:  # TypeError: a value of the wrong shape for its field
         raise InputError(f"{path}: {e}") from None
