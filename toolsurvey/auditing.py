@@ -8,7 +8,6 @@ cost more per request and less per task). Tokens are compact-JSON tokens (the se
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 import unicodedata
@@ -23,6 +22,7 @@ import pandas as pd
 
 from .errors import InputError
 from .registry import Registry, Tool
+from .render import compact_json, json_object
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
@@ -90,17 +90,9 @@ def load_config(override: dict | str | Path | None = None) -> dict:
 # --- helpers ----------------------------------------------------------------------------------
 
 
-def _dumps(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-
-
 def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
     """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
-    obj: dict[str, Any] = {"name": tool.name}
-    if tool.description is not None:
-        obj["description"] = tool.description
-    obj["inputSchema"] = tool.input_schema
-    return count(_dumps(obj), encoding)
+    return count(compact_json(json_object(tool, "json")), encoding)
 
 
 def _short(text: str, n: int = 80) -> str:
@@ -360,7 +352,7 @@ def check_schema_additional_properties(ctx: Ctx):
     if _has_params(ctx.schema) and ctx.schema.get("additionalProperties") is not False:
         found = ctx.schema.get("additionalProperties", "absent")
         fixed = replace(ctx.tool, input_schema={**ctx.schema, "additionalProperties": False}, raw=None)
-        yield Hit(f"additionalProperties is {_dumps(found) if found != 'absent' else found}", ctx.saving(fixed))
+        yield Hit(f"additionalProperties is {compact_json(found) if found != 'absent' else found}", ctx.saving(fixed))
 
 
 def _drop_key(node: Any, key: str, depth: int = 0) -> Any:
@@ -543,7 +535,7 @@ def check_output_schema_heavy(ctx: Ctx):
     out = ctx.tool.output_schema
     if not isinstance(out, dict) or not out:
         return
-    o, i = count(_dumps(out), ctx.encoding), count(_dumps(ctx.schema), ctx.encoding)
+    o, i = count(compact_json(out), ctx.encoding), count(compact_json(ctx.schema), ctx.encoding)
     if o > ctx.cfg["output_schema"]["max_ratio"] * i:
         yield Hit(f"output schema {o:,} tokens vs input schema {i:,} (when the client sends it)", o - i)
 
@@ -651,7 +643,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
         ["_rank", "_abs", "server", "tool", "rule"], ascending=[False, False, True, True, True], kind="stable")
     out = out.drop(columns=["_rank", "_abs"]).reset_index(drop=True)
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
-                     thresholds={k: v for k, v in cfg.items()})
+                     thresholds=dict(cfg))
     return out
 
 

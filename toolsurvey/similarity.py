@@ -91,7 +91,8 @@ def similarity_matrix_blocks(texts: list[str], max_features: int = 50000):
 def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfidf", config: dict | None = None,
                   max_features: int = 50000) -> pd.DataFrame:
     """Pairs of tools that do the same action and either act on the same object or have descriptions
-    whose TF-IDF cosine is at least `threshold`, with a cluster id per connected group.
+    whose TF-IDF cosine is at least `threshold`, with a cluster id per group of tools all paired with
+    each other (0: the pair's tools ended up in different clusters; see `_components`).
 
     `config` is the `[similarity]` table of the audit config (verb classes, synonyms, qualifiers).
     Raises InputError for an unknown method or a threshold outside 0..1.
