@@ -80,8 +80,8 @@ def _check(cond: bool, what: str) -> None:
 
 def validate_anthropic(headers, body) -> tuple[list | None, str | None]:
     _check(headers.get("anthropic-version") == "2023-06-01", "anthropic-version header missing or unknown")
-    _check(set(body) <= {"model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers"},
-           f"unknown body keys {sorted(set(body) - {'model', 'messages', 'system', 'tools'})}")
+    known = {"model", "messages", "system", "tools", "tool_choice", "thinking", "mcp_servers"}
+    _check(set(body) <= known, f"unknown body keys {sorted(set(body) - known)}")
     _check(isinstance(body.get("model"), str), "model: expected a string")
     msgs = body.get("messages")
     _check(isinstance(msgs, list) and msgs, "messages: expected a non-empty list")
