@@ -100,12 +100,10 @@ class Plan:
 def _unused(reg: Registry, usage, window_days: float | None) -> tuple[list[str], pd.DataFrame | None]:
     if usage is None:
         return [], None
-    from .usage import summarize
+    from .usage import summarize, unused
 
     summary = summarize(usage, reg, window_days=window_days)
-    keys = [f"{s}/{t}" for s, t, st in zip(summary["server"], summary["tool"], summary["status"], strict=True)
-            if st == "never called"]
-    return keys, summary
+    return [f"{s}/{t}" for s, t in unused(summary)], summary
 
 
 def _merge_groups(reg: Registry, cfg: dict, calls: dict[str, int]) -> tuple[list[list[Tool]], list[str]]:

@@ -266,7 +266,7 @@ def _window(calls: pd.DataFrame, days: float | None, end) -> tuple[pd.DataFrame,
     if days is None:
         return calls, ""
     if days < 0:
-        raise InputError(f"window must be a positive number of days, found {days}")
+        raise InputError(f"window must be a positive number of days or 0, found {days}")
     stamped = calls["timestamp"].notna()
     if not stamped.any():
         return calls, f"no call has a timestamp, so the {days:g}-day window is ignored and every call counts"
