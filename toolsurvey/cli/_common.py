@@ -40,6 +40,10 @@ def print_warnings(warnings: list[str]) -> None:
 
 def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
     p.add_argument("--format", choices=formats, default=formats[0], help="output format (default: %(default)s)")
+    add_output_file_arg(p)
+
+
+def add_output_file_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
 
 

@@ -9,11 +9,11 @@ HELP = "convert tool definitions between MCP, OpenAI, Anthropic, Gemini and regi
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ..formats import FORMATS
-    from ._common import add_registry_args
+    from ._common import add_output_file_arg, add_registry_args
 
     add_registry_args(p)
     p.add_argument("--to", required=True, choices=FORMATS, help="the format to write")
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    add_output_file_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
