@@ -139,7 +139,7 @@ def rendering_for(sc: Scenario, provider: str) -> tuple[str, str | None]:
 
 
 class _Context:
-    """Caches shared by the rows of one call: tool tables, prices and curves, loaded once each."""
+    """Caches shared by the rows of one call: tool tables, prices, curves and visible-set profiles, each built once."""
 
     def __init__(self, reg: Registry | None):
         self.reg = reg
