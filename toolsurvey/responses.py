@@ -68,7 +68,7 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     rows = []
     for p in payloads:
         rows.append({"tool": p.tool, "server": p.server, "source": p.source, "kind": p.kind,
-                     "timestamp": p.timestamp, "bytes": sum(len(b.encode("utf-8")) for b in p.blocks),
+                     "timestamp": p.timestamp, "bytes": sum(map(_utf8_len, p.blocks)),
                      "tokens": enc.payload(p)})
     table = pd.DataFrame(rows, columns=["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"])
     table["over_cap"] = table["tokens"] > cap
@@ -104,6 +104,12 @@ def response_stats(table: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("tokens", ascending=False).reset_index()
 
 
+def _utf8_len(text: str) -> int:
+    """UTF-8 bytes of `text`. A lone surrogate (a JSON "\\ud800" escape) counts 3 bytes, as the
+    U+FFFD tiktoken encodes in its place, so byte offsets stay aligned with the tokens."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
     """Tokens per fragment: encode the joined text once, give each token to the fragment it starts in."""
     joined = "".join(texts)
@@ -111,7 +117,7 @@ def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
     if joined.isascii():
         blen = np.fromiter(map(len, texts), np.int64, len(texts))
     else:
-        blen = np.fromiter((len(t.encode("utf-8")) for t in texts), np.int64, len(texts))
+        blen = np.fromiter(map(_utf8_len, texts), np.int64, len(texts))
     return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
 
 

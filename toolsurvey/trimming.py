@@ -319,7 +319,12 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     _trie(parse_paths(keep)), _trie(parse_paths(drop))
 
     def count(text: str) -> int:
-        return len(enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=())) if text else 0
+        if not text:
+            return 0
+        try:
+            return len(enc.encode_to_numpy(text, allowed_special=set(), disallowed_special=()))
+        except UnicodeEncodeError:  # a lone surrogate: encode_ordinary counts it as U+FFFD, as tiktoken does
+            return len(enc.encode_ordinary(text))
 
     if not isinstance(payload, Payload):
         payload = Payload.from_text(payload) if isinstance(payload, str) else Payload.from_value(payload)
