@@ -34,3 +34,13 @@ def test_the_cache_stays_small():
     for i in range(S._MEASURED_MAX + 5):
         simulate(_reg(f"Look up customer {i}."), Scenario(steps=2))
     assert len(S._MEASURED) <= S._MEASURED_MAX
+
+
+def test_sweep_over_a_field_without_a_column_of_its_own_labels_each_row():
+    from toolsurvey import sweep
+
+    grid = sweep(_reg(), Scenario(steps=3, accuracy=False), response_tokens=[100.0, 400.0])
+    assert list(grid["response_tokens"]) == [100.0, 400.0]
+    one = [simulate(_reg(), Scenario(steps=3, accuracy=False, response_tokens=r)).summary["input_tokens_per_task"]
+           for r in (100.0, 400.0)]
+    assert list(grid["input_tokens_per_task"]) == one

@@ -22,7 +22,7 @@ from .accuracy import AccuracyCurve
 from .errors import InputError
 from .prices import PER_MILLION, Price, load_prices, price_for
 from .registry import Registry
-from .scenario import Scenario, load_scenario
+from .scenario import Dist, Scenario, load_scenario
 from .strategies import Profile, ToolTable, average_table, profile, tool_table
 
 CACHE_MODES = {"none": 0, "prefix": 1, "incremental": 2}
@@ -436,9 +436,11 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     ctx = _Context(reg)
     rows = _rows(ctx, groups, pick, steps)
     out = _summaries(rows)
+    row_group = pick if pick is not None else np.arange(len(groups))
     for k in varying:
         if k not in out.columns:
-            out.insert(0, k, np.asarray([getattr(sc, k) for sc in groups], dtype=object)[pick])
+            labels = [_label(getattr(sc, k)) for sc in groups]  # a distribution shows as its number
+            out.insert(0, k, np.asarray(labels, dtype=object)[row_group])
     warns = sorted({w for p in rows["profiles"] for w in p.warnings})
     if (~out["fits"]).any():
         warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
@@ -455,6 +457,10 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
 
 def _plain(x: Any) -> Any:
     return x.item() if hasattr(x, "item") else x
+
+
+def _label(x: Any) -> Any:
+    return x.describe() if isinstance(x, Dist) else x
 
 
 def description_sweep(table: pd.DataFrame, scenario: Scenario | None = None, lengths=range(0, 401, 10), *,
