@@ -389,10 +389,8 @@ def _surface(inp: _Inputs) -> Section:
     tools = tools_only(t).sort_values("tokens", ascending=False, kind="stable").head(inp.top)
     keep = ["server", "tool", "tokens", "description", "schema", "param_descriptions"]
     s.tables.append(Table("top_tools", f"The {len(tools)} largest tools", tools[keep].reset_index(drop=True)))
-    try:
-        from .charts import parts_bar
-    except ImportError:  # the charts module is optional for the report's tables
-        return s
+    from .charts import parts_bar
+
     s.charts.append(parts_bar(t, top=inp.top))
     return s
 
