@@ -15,11 +15,14 @@ import numpy as np
 from .errors import InputError
 
 OUTSIDE_RULES = ("clamp", "extrapolate")
+MAX_WRONG = 0.99  # an extrapolated wrong rate stays below 1 (calls = useful calls / (1 - wrong))
 
 
 @dataclass(frozen=True)
 class AccuracyCurve:
-    """Measured (visible tools, wrong-call rate, task success) points, interpolated linearly."""
+    """Measured (visible tools, wrong-call rate, task success) points, linear between points; below
+    the first point the first point's values; above the last, its values ("clamp") or the last
+    segment continued ("extrapolate", wrong kept below 1 and success above 0)."""
 
     visible: tuple[float, ...]
     wrong: tuple[float, ...]
@@ -37,6 +40,9 @@ class AccuracyCurve:
         for name, vals in (("wrong", self.wrong), ("success", self.success)):
             if any(not 0 <= v <= 1 for v in vals):
                 raise InputError(f"accuracy curve {name} rates must be between 0 and 1, found {list(vals)}")
+        if any(w >= 1 for w in self.wrong):
+            raise InputError("accuracy curve wrong rates must be below 1 (a task whose every call is wrong never "
+                             f"ends), found {list(self.wrong)}")
         if any(s <= 0 for s in self.success):
             raise InputError("accuracy curve success rates must be above 0 (cost per completed task divides by it), "
                              f"found {list(self.success)}")
@@ -46,25 +52,24 @@ class AccuracyCurve:
     def _at(self, ys: tuple[float, ...], visible) -> np.ndarray:
         x = np.asarray(visible, dtype=float)
         xs, y = np.asarray(self.visible, dtype=float), np.asarray(ys, dtype=float)
-        out = np.interp(x, xs, y)  # np.interp clamps outside the range
-        if self.outside == "extrapolate":
-            lo = y[0] + (x - xs[0]) * (y[1] - y[0]) / (xs[1] - xs[0])
+        out = np.interp(x, xs, y)  # linear between points; np.interp clamps outside the range
+        if self.outside == "extrapolate":  # above the last point only: below the first, nothing was measured
             hi = y[-1] + (x - xs[-1]) * (y[-1] - y[-2]) / (xs[-1] - xs[-2])
-            out = np.clip(np.where(x < xs[0], lo, np.where(x > xs[-1], hi, out)), 0.0, 1.0)
+            out = np.where(x > xs[-1], hi, out)
         return out
 
     def wrong_rate(self, visible) -> np.ndarray:
         """Share of tool calls that pick a wrong tool with `visible` tools in view."""
-        return self._at(self.wrong, visible)
+        return np.clip(self._at(self.wrong, visible), 0.0, MAX_WRONG)
 
     def success_rate(self, visible) -> np.ndarray:
         """Share of tasks completed with `visible` tools in view (kept above zero)."""
-        return np.maximum(self._at(self.success, visible), 1e-9)
+        return np.clip(self._at(self.success, visible), 1e-9, 1.0)
 
     def scaled(self, wrong: float = 1.0, failure: float = 1.0) -> AccuracyCurve:
         """This curve with every wrong-tool rate times `wrong` and every failure rate (1 - success)
         times `failure`, bounded to [0, 1]; the source says so."""
-        return replace(self, wrong=tuple(min(1.0, w * wrong) for w in self.wrong),
+        return replace(self, wrong=tuple(min(MAX_WRONG, w * wrong) for w in self.wrong),
                        success=tuple(max(1e-9, 1.0 - min(1.0, (1.0 - s) * failure)) for s in self.success),
                        source=f"{self.source}; error rates scaled x{wrong:.3g} (wrong), x{failure:.3g} (failure)")
 

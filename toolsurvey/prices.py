@@ -1,12 +1,16 @@
-"""Model prices: the bundled table, user overrides and the LiteLLM community price file."""
+"""Model prices: LiteLLM's community price file (a dated snapshot ships with the package), the
+bundled overrides for fields it lacks, price files and per-model overrides, merged field by field."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
+import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -15,9 +19,12 @@ from .errors import InputError
 
 PER_MILLION = 1_000_000
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "context_window", "min_cache_tokens")
+EXTRA_FIELDS = ("cache_write_1h", "cache_storage")  # optional: 1-hour cache write; explicit cache storage
+LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
 ADD_MODEL_HINT = ("add it with prices={'MODEL': {'input': ..., 'output': ..., 'cache_write': ..., "
                   "'cache_read': ..., 'context_window': ..., 'min_cache_tokens': ...}} "
                   "(or a [prices.MODEL] table in the scenario file), or load a LiteLLM price file")
+_INT_FIELDS = ("context_window", "min_cache_tokens")
 
 
 @dataclass(frozen=True)
@@ -35,9 +42,20 @@ class Price:
     source: str = ""
     as_of: str = ""
     note: str = ""  # what is uncertain about this row, if anything
+    cache_write_1h: float | None = None   # Anthropic's 1-hour cache write, per million tokens
+    cache_storage: float | None = None    # explicit cache storage, per million tokens per hour (Gemini)
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)  # field -> where it came from
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["origins"] = dict(self.origins)
+        return d
+
+
+def _number(model: str, f: str, v: Any, origin: str) -> float | int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != v:
+        raise InputError(f"prices for {model!r} ({origin}): {f} must be a non-negative number, found {v!r}")
+    return int(v) if f in _INT_FIELDS else float(v)
 
 
 def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
@@ -50,64 +68,200 @@ def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
     unknown = sorted(set(row) - known - {"aliases"})
     if unknown:
         raise InputError(f"prices for {model!r} ({origin}): unknown field(s) {', '.join(unknown)}; "
-                         f"expected {', '.join(sorted(known))}")
-    values: dict[str, Any] = {}
-    for f in PRICE_FIELDS:
-        v = row[f]
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != v:
-            raise InputError(f"prices for {model!r} ({origin}): {f} must be a non-negative number, found {v!r}")
-        values[f] = int(v) if f in ("context_window", "min_cache_tokens") else float(v)
+                         f"expected {', '.join(sorted(known - {'origins'}))}")
+    values: dict[str, Any] = {f: _number(model, f, row[f], origin) for f in PRICE_FIELDS}
+    for f in EXTRA_FIELDS:
+        if row.get(f) is not None:
+            values[f] = _number(model, f, row[f], origin)
     if values["context_window"] <= 0:
         raise InputError(f"prices for {model!r} ({origin}): context_window must be positive")
+    origins = dict(row.get("origins") or {}) or {f: origin for f in (*PRICE_FIELDS, *EXTRA_FIELDS) if f in row}
     return Price(model=model, provider=str(row.get("provider", "")), source=str(row.get("source", origin)),
-                 as_of=str(row.get("as_of", "")), note=str(row.get("note", "")), **values)
+                 as_of=str(row.get("as_of", "")), note=str(row.get("note", "")), origins=origins, **values)
 
 
-def bundled_prices() -> dict[str, Price]:
-    """The price table shipped in toolsurvey/assumptions/prices.toml."""
-    text = resources.files("toolsurvey").joinpath("assumptions/prices.toml").read_text("utf-8")
-    return _from_toml(tomllib.loads(text), "toolsurvey/assumptions/prices.toml")
+def _merge(prices: dict[str, Price], rows: Mapping[str, Mapping[str, Any]], origin: str,
+           defaults: Any = None) -> None:
+    """Update `prices` with partial `rows` field by field: a field a row does not give keeps its old
+    value, so a loaded file never drops what the row it replaces had. `defaults(model, row)` fills the
+    fields a new model still lacks. Raises InputError for a row that stays incomplete."""
+    for model, row in rows.items():
+        old = prices.get(model)
+        merged: dict[str, Any] = {}
+        if old is not None:
+            merged = {k: v for k, v in old.as_dict().items() if k != "model" and v is not None}
+        origins = dict(merged.pop("origins", {}))
+        given = {k: v for k, v in row.items() if v is not None}
+        label = given.pop("_origin", origin)
+        per_field = given.pop("_origins", {})
+        for k in (*PRICE_FIELDS, *EXTRA_FIELDS):
+            if k in given:
+                origins[k] = per_field.get(k, label)
+        merged.update(given)
+        if defaults is not None:
+            for k, (v, why) in defaults(model, merged).items():
+                if k not in merged:
+                    merged[k], origins[k] = v, why
+        merged["origins"] = origins
+        if old is not None and "note" in given and old.note and given["note"] != old.note:
+            merged["note"] = f"{old.note} {given['note']}"
+        prices[model] = _price(model, merged, label)
 
 
-def _from_toml(doc: Mapping[str, Any], origin: str) -> dict[str, Price]:
-    models = doc.get("models")
-    if not isinstance(models, dict) or not models:
-        raise InputError(f"{origin}: expected [models.NAME] tables, found none")
-    return {name: _price(name, row, origin) for name, row in models.items()}
+# ---------------------------------------------------------------- LiteLLM's file
+
+def _provider_map() -> dict[str, str]:
+    from .render import provider_constants
+
+    return dict(provider_constants().get("litellm_providers", {}).get("map", {}))
 
 
-def from_litellm(doc: Mapping[str, Any], origin: str = "LiteLLM price file") -> dict[str, Price]:
-    """Prices from LiteLLM's `model_prices_and_context_window.json` (per-token costs become per-million).
+def litellm_rows(doc: Mapping[str, Any], origin: str = "LiteLLM price file", as_of: str = "") -> dict[str, dict]:
+    """The chat models of LiteLLM's `model_prices_and_context_window.json` as partial price rows
+    (per-token costs become per-million); only the fields a row records are given.
 
-    Entries without input and output costs (images, embeddings priced otherwise, `sample_spec`)
-    are skipped; a missing cache price means the provider has no cache discount (input price),
-    and a missing minimum cacheable length means 0 (LiteLLM does not record it).
+    Entries without input and output costs or a context window (images, embeddings, `sample_spec`)
+    are skipped. Raises InputError when the document is not such a file.
     """
     if not isinstance(doc, dict):
         raise InputError(f"{origin}: expected a JSON object of model name -> prices, found {type(doc).__name__}")
-    out: dict[str, Price] = {}
+    providers = _provider_map()
+    money = {"input": "input_cost_per_token", "output": "output_cost_per_token",
+             "cache_write": "cache_creation_input_token_cost", "cache_read": "cache_read_input_token_cost",
+             "cache_write_1h": "cache_creation_input_token_cost_above_1hr"}
+    out: dict[str, dict] = {}
     for name, row in doc.items():
         if name == "sample_spec" or not isinstance(row, dict):
             continue
         if row.get("mode") not in (None, "chat", "responses", "completion"):
             continue
-        cin, cout = row.get("input_cost_per_token"), row.get("output_cost_per_token")
         window = row.get("max_input_tokens") or row.get("max_tokens")
-        if not isinstance(cin, (int, float)) or not isinstance(cout, (int, float)) or not window:
+        if not all(_is_num(row.get(money[k])) for k in ("input", "output")) or not _is_num(window) or window <= 0:
             continue
-        write = row.get("cache_creation_input_token_cost", cin)
-        read = row.get("cache_read_input_token_cost", cin)
-        out[name] = _price(name, {
-            "input": cin * PER_MILLION, "output": cout * PER_MILLION,
-            "cache_write": (write if write is not None else cin) * PER_MILLION,
-            "cache_read": (read if read is not None else cin) * PER_MILLION,
-            "context_window": int(window), "min_cache_tokens": 0,
-            "provider": row.get("litellm_provider", ""), "source": origin, "as_of": "",
-        }, origin)
+        r: dict[str, Any] = {k: round(row[v] * PER_MILLION, 10) for k, v in money.items() if _is_num(row.get(v))}
+        r["context_window"] = int(window)
+        if _is_num(row.get("prompt_cache_min_tokens")):
+            r["min_cache_tokens"] = int(row["prompt_cache_min_tokens"])
+        lp = str(row.get("litellm_provider", ""))
+        r.update(provider=providers.get(lp, lp), source=origin, as_of=as_of)
+        out[name] = r
     if not out:
         raise InputError(f"{origin}: no chat model with input_cost_per_token, output_cost_per_token "
                          "and max_input_tokens found; is this LiteLLM's model_prices_and_context_window.json?")
     return out
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+
+def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """Values for the fields a model's rows left out: no cache discount or premium (the input price),
+    and the provider's documented minimum cacheable length (0 for a provider toolsurvey does not know)."""
+    from .render import provider_constants
+
+    out: dict[str, tuple[Any, str]] = {}
+    if "input" in row:
+        for k in ("cache_write", "cache_read"):
+            out[k] = (row["input"], "not recorded: the input price (no cache premium or discount)")
+    spec = provider_constants().get("caching", {}).get(str(row.get("provider", "")), {})
+    if "min_cache_tokens" in spec:
+        out["min_cache_tokens"] = (spec["min_cache_tokens"], f"the provider's documented minimum ({spec['source']}, "
+                                                             f"{spec['as_of']})")
+    else:
+        out["min_cache_tokens"] = (0, "not recorded: 0 (any length is cached)")
+    return out
+
+
+def from_litellm(doc: Mapping[str, Any], origin: str = "LiteLLM price file") -> dict[str, Price]:
+    """Prices from LiteLLM's `model_prices_and_context_window.json` alone (per-token costs become
+    per-million), its missing fields filled as `load_prices` fills them. Raises InputError."""
+    prices: dict[str, Price] = {}
+    _merge(prices, litellm_rows(doc, origin), origin, _gaps)
+    return prices
+
+
+# ---------------------------------------------------------------- the bundled sources
+
+def cache_dir() -> Path:
+    """Where `toolsurvey prices update` keeps the fetched LiteLLM file ($XDG_CACHE_HOME/toolsurvey)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "toolsurvey"
+
+
+def _overrides_doc() -> dict:
+    text = resources.files("toolsurvey").joinpath("assumptions/prices.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def litellm_source() -> dict[str, str]:
+    """Which LiteLLM file the default prices come from: the one `toolsurvey prices update` fetched
+    into the user cache, else the snapshot shipped in the package (version, date, licence)."""
+    meta = dict(_overrides_doc()["litellm"])
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    stamp = cache_dir() / "model_prices_and_context_window.meta.json"
+    if cached.is_file():
+        info = json.loads(stamp.read_text("utf-8")) if stamp.is_file() else {}
+        return {"path": str(cached), "label": f"LiteLLM price file fetched {info.get('fetched', '?')}",
+                "as_of": str(info.get("fetched", "")), "source": str(info.get("url", LITELLM_URL))}
+    return {"path": "", "label": f"LiteLLM {meta['version']} snapshot ({meta['as_of']})",
+            "as_of": meta["as_of"], "source": meta["source"]}
+
+
+@cache
+def _default_prices(cached_stamp: float | None) -> dict[str, Price]:
+    """The default table: the bundled overrides, then LiteLLM's file on top (its values win, the
+    overrides fill only what it lacks), then provider defaults for anything still missing."""
+    src = litellm_source()
+    if src["path"]:
+        doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+    else:
+        raw = resources.files("toolsurvey").joinpath("assumptions/" + _overrides_doc()["litellm"]["file"]).read_bytes()
+        doc = json.loads(gzip.decompress(raw))
+    rows = _toml_rows(_overrides_doc(), "toolsurvey/assumptions/prices.toml")
+    for row in rows.values():
+        row["_origins"] = {k: row["_origin"] for k in row}
+    for name, row in litellm_rows(doc, src["source"], src["as_of"]).items():
+        # LiteLLM's values win; a bundled row only fills the fields LiteLLM lacks (and keeps its note).
+        merged = rows.setdefault(name, {"_origins": {}})
+        merged.update(row)
+        merged["_origins"].update({k: src["label"] for k in row})
+        merged["_origin"] = src["label"]
+    prices: dict[str, Price] = {}
+    _merge(prices, rows, src["label"], _gaps)
+    return prices
+
+
+def bundled_prices() -> dict[str, Price]:
+    """The default price table: LiteLLM's file (user cache or shipped snapshot) + the bundled overrides."""
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    return dict(_default_prices(cached.stat().st_mtime if cached.is_file() else None))
+
+
+def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:
+    """Partial rows from `[models.NAME]` tables, each field labelled with the row's source and date."""
+    models = doc.get("models")
+    if not isinstance(models, dict) or not models:
+        raise InputError(f"{origin}: expected [models.NAME] tables, found none")
+    out = {}
+    for name, row in models.items():
+        if not isinstance(row, dict):
+            raise InputError(f"{origin}: [models.{name}] must be a table of fields")
+        label = f"{origin}: {row.get('source', origin)}" + (f" ({row['as_of']})" if row.get("as_of") else "")
+        out[name] = {**row, "_origin": label}
+    return out
+
+
+def _from_toml(doc: Mapping[str, Any], origin: str) -> dict[str, Price]:
+    rows = _toml_rows(doc, origin)
+    return {name: _price(name, {k: v for k, v in row.items() if k != "_origin"}, origin) for name, row in rows.items()}
+
+
+def _parse_json(text: str, origin: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{origin}: not valid JSON ({e.msg} at line {e.lineno})") from None
 
 
 def _read(source: str) -> tuple[str, str]:
@@ -129,43 +283,59 @@ def _read(source: str) -> tuple[str, str]:
 
 def load_prices(source: str | os.PathLike | None = None, *, base: Mapping[str, Price] | None = None,
                 overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Price]:
-    """The bundled prices, updated with a price file (toolsurvey TOML or LiteLLM JSON, path or URL)
-    and then with per-model overrides (whole rows, or fields of a known model).
+    """The default prices, updated field by field with a price file (toolsurvey TOML or LiteLLM JSON,
+    path or URL) and then with per-model overrides (whole rows, or fields of a known model).
 
-    Raises InputError for unreadable files, unknown formats and rows missing a field.
+    A field the file does not give keeps its value. Raises InputError for unreadable files,
+    unknown formats and new rows missing a field.
     """
     prices = dict(base if base is not None else bundled_prices())
     if source is not None:
         text, origin = _read(os.fspath(source))
         if text.lstrip().startswith("{"):
-            try:
-                doc = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{origin}: not valid JSON ({e.msg} at line {e.lineno})") from None
-            prices.update(from_litellm(doc, origin))
+            _merge(prices, litellm_rows(_parse_json(text, origin), origin), origin, _gaps)
         else:
             try:
                 doc = tomllib.loads(text)
             except tomllib.TOMLDecodeError as e:
                 raise InputError(f"{origin}: not valid TOML ({e})") from None
-            prices.update(_from_toml(doc, origin))
+            _merge(prices, _toml_rows(doc, origin), origin)
     for model, row in (overrides or {}).items():
         if not isinstance(row, Mapping):
             raise InputError(f"price override for {model!r} must be a table of fields, found {row!r}")
-        old = prices[model].as_dict() if model in prices else {}
-        old.pop("model", None)
-        merged = {**old, **row}
-        merged.setdefault("source", "user override")
-        if old:
-            merged["source"] = f"{old.get('source', '')} + user override".lstrip(" +")
-        prices[model] = _price(model, merged, "price override")
+        old = prices.get(model)
+        row = dict(row)
+        row.setdefault("source", f"{old.source} + user override".lstrip(" +") if old else "user override")
+        _merge(prices, {model: {**row, "_origin": "user override"}}, "price override")
     return prices
 
 
+_DATED = re.compile(r"(?:[-@]\d{8}|[-@]\d{4}-\d{2}-\d{2}|-latest)$")
+_PREFIXES = ("anthropic/", "openai/", "gemini/", "vertex_ai/")
+
+
+def resolve_model(model: str, prices: Mapping[str, Price]) -> str | None:
+    """The price-table name of `model`: itself, without a provider prefix, or without a date
+    suffix (claude-sonnet-4-5-20250929 -> claude-sonnet-4-5); None if none of those is known."""
+    tries = [model]
+    for p in _PREFIXES:
+        if model.startswith(p):
+            tries.append(model[len(p):])
+    tries += [p + model for p in _PREFIXES]
+    tries += [_DATED.sub("", t) for t in list(tries) if _DATED.search(t)]
+    return next((t for t in tries if t in prices), None)
+
+
 def price_for(model: str, prices: Mapping[str, Price]) -> Price:
-    """The Price of `model`; raises InputError listing the known models and how to add one."""
-    try:
-        return prices[model]
-    except KeyError:
-        raise InputError(f"unknown model {model!r}; known models: {', '.join(sorted(prices))}. "
-                         f"To add one, {ADD_MODEL_HINT}") from None
+    """The Price of `model` (dated ids and provider prefixes resolve to their row); raises
+    InputError naming close matches and how to add one."""
+    name = resolve_model(model, prices)
+    if name is None:
+        import difflib
+
+        close = difflib.get_close_matches(model, list(prices), n=8, cutoff=0.6)
+        hint = f"close matches: {', '.join(close)}" if close else f"{len(prices):,} models known"
+        raise InputError(f"unknown model {model!r} ({hint}; `toolsurvey prices show` lists them). "
+                         f"To add one, {ADD_MODEL_HINT}")
+    p = prices[name]
+    return p if name == model else replace(p, model=model, note=f"{p.note} Priced as {name}.".strip())

@@ -17,7 +17,8 @@ from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
 from .errors import InputError
 
 STRATEGIES = ("all", "fixed", "phases", "retrieval", "tool_search")
-CACHING = ("none", "prefix", "incremental")
+CACHING = ("auto", "none", "prefix", "incremental", "explicit")
+CACHE_TTLS = ("5m", "1h")
 OVERFLOW = ("last", "cycle")
 DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
 SCENARIO_VERSION = 1
@@ -184,8 +185,9 @@ class Scenario:
     call_tokens: float = 60            # output of a request that calls a tool (name + arguments)
     response_tokens: Any = 500         # tool result tokens per call (number or Dist)
     answer_tokens: float = 300         # output of the final request
-    caching: str = "none"
-    render: str = "json"               # footprint rendering; "auto" = the model's provider rendering
+    caching: str = "auto"              # auto = the provider's own behaviour (providers.toml [caching.*])
+    cache_ttl: str = "5m"              # Anthropic: 5-minute (1.25x write) or 1-hour (2x) cache
+    render: str = "auto"               # footprint rendering; "auto" = the model's provider rendering
     encoding: str | None = None
     calibration: str | None = None     # calibration JSON (toolsurvey calibrate) applied to the tool table
     overhead_tokens: float | None = None      # None: the rendering's provider overhead
@@ -214,6 +216,8 @@ class Scenario:
             raise InputError(f"unknown strategy {self.strategy!r}; expected one of {', '.join(STRATEGIES)}")
         if self.caching not in CACHING:
             raise InputError(f"unknown caching {self.caching!r}; expected one of {', '.join(CACHING)}")
+        if self.cache_ttl not in CACHE_TTLS:
+            raise InputError(f"unknown cache_ttl {self.cache_ttl!r}; expected one of {', '.join(CACHE_TTLS)}")
         if self.overflow not in OVERFLOW:
             raise InputError(f"unknown overflow {self.overflow!r}; expected one of {', '.join(OVERFLOW)}")
         if not isinstance(self.model, str) or not self.model:

@@ -21,11 +21,12 @@ import pandas as pd
 from .accuracy import AccuracyCurve
 from .errors import InputError
 from .prices import PER_MILLION, Price, load_prices, price_for
+from .provider_rules import caching_rules, limit_problems, resolve_caching
 from .registry import Registry
 from .scenario import Dist, Scenario, load_scenario
 from .strategies import Profile, ToolTable, average_table, profile, tool_table
 
-CACHE_MODES = {"none": 0, "prefix": 1, "incremental": 2}
+CACHE_MODES = {"none": 0, "prefix": 1, "incremental": 2, "explicit": 3}
 PROVIDER_RENDER = {"anthropic": "anthropic", "openai": "openai"}
 
 __all__ = ["Run", "Scenario", "load_scenario", "simulate", "sweep"]
@@ -77,26 +78,33 @@ def requests(prefix, loaded, visible, block, *, overhead, system, user, call, re
     hist[:, 1:] = np.cumsum(call + results[:, :-1], axis=1)
     inp = o + prefix + loaded + system + user + hist
     # What can be cached: the stable prefix (tools + system), or the whole request (history too).
-    cacheable = np.where(mode == 1, o + prefix + system, np.where(mode == 2, inp, 0.0))
+    cacheable = np.where((mode == 1) | (mode == 3), o + prefix + system, np.where(mode == 2, inp, 0.0))
     prev = np.zeros_like(cacheable)
     prev[:, 1:] = cacheable[:, :-1]
     same = np.zeros(inp.shape, dtype=bool)
     same[:, 1:] = block[:, 1:] == block[:, :-1]
+    big = (cacheable >= min_cache) & (cacheable > 0)
     read = np.where(same & (prev >= min_cache) & (prev > 0), prev, 0.0)
-    write = np.where((cacheable >= min_cache) & (cacheable > 0), cacheable - read, 0.0)
+    write = np.where(big, cacheable - read, 0.0)
+    # An explicit cache is stored across tasks: every request reads it, and no request writes it.
+    read = np.where(mode == 3, np.where(big, cacheable, 0.0), read)
+    write = np.where(mode == 3, 0.0, write)
     return {"input": inp, "uncached": inp - read - write, "cache_write": write, "cache_read": read,
             "tools": prefix + loaded, "overhead": o, "history": hist}
 
 
-def task_totals(req: dict, calls: np.ndarray, *, call, answer, p_in, p_out, p_write, p_read, window) -> dict:
-    """Per-row task totals for `calls` tool calls (fractional: linear between whole counts)."""
+def task_totals(req: dict, calls: np.ndarray, *, call, answer, p_in, p_out, p_write, p_read, window,
+                storage=None) -> dict:
+    """Per-row task totals for `calls` tool calls (fractional: linear between whole counts);
+    `storage` is an explicit cache's storage cost per task attempt (rows x 1), if any."""
     p = calls + 1.0  # requests: the calls, then the answer
     cost_in = (req["uncached"] * p_in + req["cache_write"] * p_write + req["cache_read"] * p_read) / PER_MILLION
     out = {k: _at(_cum(req[k]), p) for k in ("input", "uncached", "cache_write", "cache_read", "tools", "overhead")}
     out["output"] = calls * call[:, 0] + answer[:, 0]
     out["input_cost"] = _at(_cum(cost_in), p)
     out["output_cost"] = out["output"] * p_out[:, 0] / PER_MILLION
-    out["cost"] = out["input_cost"] + out["output_cost"]
+    out["storage_cost"] = np.zeros(len(p)) if storage is None else storage[:, 0]
+    out["cost"] = out["input_cost"] + out["output_cost"] + out["storage_cost"]
     # The largest request of the task (the last one reached, as history only grows within a block).
     last = np.minimum(np.ceil(p).astype(int), req["input"].shape[1]) - 1
     biggest = np.maximum.accumulate(req["input"], axis=1)
@@ -138,6 +146,21 @@ def rendering_for(sc: Scenario, provider: str) -> tuple[str, str | None]:
     return render, model
 
 
+def fixed_overhead(render: str, model: str | None) -> tuple[float, str]:
+    """The per-request tokens a provider adds to any request with tools under `render` (Anthropic's
+    tool-use system prompt for tool_choice auto; OpenAI's per-request function constant), and what
+    they are; (0, "") for renderings without one. Raises InputError for a model with no constants."""
+    from .render import anthropic_family, openai_family
+
+    if render == "anthropic" and model:
+        fam, spec = anthropic_family(model)
+        return float(spec["auto"]), f"the {fam} family's tool-use system prompt ({spec['auto']} tokens)"
+    if render == "openai" and model:
+        fam, spec = openai_family(model)
+        return float(spec["func_end"]), f"OpenAI's per-request function constant ({spec['func_end']} tokens, {fam})"
+    return 0.0, ""
+
+
 class _Context:
     """Caches shared by the rows of one call: tool tables, prices, curves and visible-set profiles, each built once."""
 
@@ -161,15 +184,16 @@ class _Context:
         return self.curves[key]
 
     def table(self, sc: Scenario, price: Price) -> ToolTable:
+        render, model = rendering_for(sc, price.provider)
         if self.reg is None:
             if sc.tool_tokens is None or sc.registry_size is None:
                 raise InputError("without a registry, give tool_tokens (average tokens per tool) and "
                                  "registry_size (tools in the registry) for the average-size mode")
-            key = ("avg", sc.tool_tokens, sc.registry_size)
+            key = ("avg", sc.tool_tokens, sc.registry_size, render, model)
             if key not in self.tables:
-                self.tables[key] = average_table(sc.tool_tokens, sc.registry_size)
+                overhead, why = fixed_overhead(render, model)
+                self.tables[key] = average_table(sc.tool_tokens, sc.registry_size, overhead=overhead, overhead_note=why)
             return self.tables[key]
-        render, model = rendering_for(sc, price.provider)
         key = (render, sc.encoding, model, sc.calibration)
         if key not in self.tables:
             self.tables[key] = _measured(self.reg, render=render, encoding=sc.encoding, model=model,
@@ -182,6 +206,13 @@ class _Context:
         if key not in self.profiles:
             self.profiles[key] = profile(table, sc)
         return self.profiles[key]
+
+
+def expected_calls(searches, steps, wrong, wrong_steps):
+    """Tool calls per task: `wrong` is the share of calls that pick a wrong tool, so the steps - 1
+    useful calls take (steps - 1) / (1 - wrong) calls in all, (steps - 1) x wrong / (1 - wrong) of
+    them wrong; each wrong call costs `wrong_steps` requests."""
+    return searches + (steps - 1) * (1 + wrong_steps * wrong / (1 - wrong))
 
 
 def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None, steps: np.ndarray | None = None):
@@ -197,17 +228,19 @@ def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None,
     col = lambda xs: np.asarray(xs, dtype=float)[pick].reshape(n, 1)  # noqa: E731
     searches = col([p.searches for p in g_profs])[:, 0]
     wrong_steps = col([sc.wrong_call_steps for sc in groups])[:, 0]
-    # Enough requests for the longest task: its calls, answer, and the worst-case wrong calls.
-    k = int(np.max(searches + np.ceil(steps) * (1 + wrong_steps))) + 2
     uniq: dict[int, int] = {}
     for p in g_profs:
         uniq.setdefault(id(p), len(uniq))
-    mats = [p.expand(k) for p in {id(p): p for p in g_profs}.values()]
+    profs = list({id(p): p for p in g_profs}.values())
     prof_of_row = np.array([uniq[id(p)] for p in g_profs])[pick]
-    prefix, loaded, visible, block = (np.stack([m[i] for m in mats])[prof_of_row] for i in range(4))
 
-    # Accuracy: mean visible tools over the task's requests -> wrong-call rate and success.
+    def expand(k: int):
+        mats = [p.expand(k) for p in profs]
+        return (np.stack([m[i] for m in mats])[prof_of_row] for i in range(4))
+
+    # Accuracy: mean visible tools over the task's requests (before wrong calls) -> wrong rate, success.
     base_requests = searches + steps
+    _, _, visible, _ = expand(int(np.max(np.ceil(base_requests))) + 1)
     mean_visible = _at(_cum(visible), base_requests) / base_requests
     wrong = np.zeros(n)
     success = np.ones(n)
@@ -217,21 +250,71 @@ def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None,
         c = ctx.curve(groups[int(np.flatnonzero(curve_of_group == key)[0])])
         wrong[rows] = c.wrong_rate(mean_visible[rows])
         success[rows] = c.success_rate(mean_visible[rows])
-    calls = searches + (steps - 1) * (1 + wrong * wrong_steps)
+    calls = expected_calls(searches, steps, wrong, wrong_steps)
+    k = int(np.max(np.ceil(calls))) + 2  # enough requests for the longest task: its calls and answer
+    prefix, loaded, visible, block = expand(k)
 
     response = col([sc.response_tokens.expected() for sc in groups])
     search_res = col([sc.search_result_tokens for sc in groups])
     results = np.where(np.arange(k)[None, :] < searches[:, None], search_res, response)
+    modes = [resolve_caching(sc.caching, pr.provider) for sc, pr in zip(groups, g_prices, strict=True)]
     params = dict(
         overhead=col([p.overhead for p in g_profs]), system=col([sc.system_prompt_tokens for sc in groups]),
         user=col([sc.user_message_tokens for sc in groups]), call=col([sc.call_tokens for sc in groups]),
-        mode=col([CACHE_MODES[sc.caching] for sc in groups]), min_cache=col([p.min_cache_tokens for p in g_prices]))
+        mode=col([CACHE_MODES[m] for m in modes]), min_cache=col([p.min_cache_tokens for p in g_prices]))
     money = dict(answer=col([sc.answer_tokens for sc in groups]), p_in=col([p.input for p in g_prices]),
-                 p_out=col([p.output for p in g_prices]), p_write=col([p.cache_write for p in g_prices]),
+                 p_out=col([p.output for p in g_prices]),
+                 p_write=col([cache_write_price(sc, p) for sc, p in zip(groups, g_prices, strict=True)]),
                  p_read=col([p.cache_read for p in g_prices]), window=col([p.context_window for p in g_prices]))
-    return dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results, params=params,
-                money=money, calls=calls, steps=steps, searches=searches, wrong=wrong, success=success,
-                mean_visible=mean_visible, prices=g_prices, profiles=g_profs, pick=pick, groups=groups)
+    out = dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results, params=params,
+               money=money, calls=calls, steps=steps, searches=searches, wrong=wrong, success=success,
+               mean_visible=mean_visible, prices=g_prices, profiles=g_profs, pick=pick, groups=groups,
+               modes=np.asarray(modes, dtype=object)[pick])
+    out["storage_month"] = _storage_per_month(out, groups)
+    tasks = np.asarray([sc.tasks_per_day * sc.days_per_month for sc in groups], dtype=float)[pick]
+    # Per attempt: a month's storage shared by its attempts (tasks_per_month / success of them).
+    out["money"]["storage"] = np.divide(out["storage_month"] * success, tasks, out=np.zeros(n),
+                                        where=tasks > 0).reshape(n, 1)
+    out["limits"] = [limit_problems(pr.provider, max(p.visible), ctx.table(sc, pr).names if ctx.reg is not None else ())
+                     for sc, pr, p in zip(groups, g_prices, g_profs, strict=True)]
+    return out
+
+
+def cache_write_price(sc: Scenario, price: Price) -> float:
+    """The price per million tokens written to the cache for the scenario's cache_ttl: the 5-minute
+    price, or the 1-hour one (the price file's, else the provider's documented multiplier on input).
+    Raises InputError for a 1-hour cache where the provider documents none."""
+    if sc.cache_ttl != "1h":
+        return price.cache_write
+    if price.cache_write_1h is not None:
+        return price.cache_write_1h
+    mult = caching_rules(price.provider).get("write_1h_multiplier")
+    if mult is None:
+        raise InputError(f"cache_ttl '1h' is documented only for Anthropic's cache; {sc.model} "
+                         f"({price.provider or 'unknown provider'}) has no 1-hour cache price")
+    return price.input * float(mult)
+
+
+def _storage_per_month(rows: dict, groups: list[Scenario]) -> np.ndarray:
+    """Dollars a month for explicit caches: each distinct tools block a task uses is held in a cache
+    all day (cache_storage per million tokens per hour x 24 x days_per_month)."""
+    n = len(rows["pick"])
+    out = np.zeros(n)
+    explicit = np.flatnonzero(rows["modes"] == "explicit")
+    if not len(explicit):
+        return out
+    prm = rows["params"]
+    cacheable = prm["overhead"] * (rows["visible"] > 0) + rows["prefix"] + prm["system"]
+    reached = np.arange(rows["prefix"].shape[1])[None, :] < np.ceil(rows["calls"] + 1)[:, None]
+    for i in explicit:
+        sc, price = rows["groups"][rows["pick"][i]], rows["prices"][rows["pick"][i]]
+        if price.cache_storage is None:
+            raise InputError(f"caching 'explicit' needs {sc.model}'s cache storage price (cache_storage, per "
+                             "million tokens per hour); add it with prices={MODEL: {'cache_storage': ...}}")
+        sizes = {b: c for b, c, r in zip(rows["block"][i], cacheable[i], reached[i], strict=True)
+                 if r and c >= prm["min_cache"][i, 0] and c > 0}
+        out[i] = sum(sizes.values()) * price.cache_storage / PER_MILLION * 24 * sc.days_per_month
+    return out
 
 
 def _summaries(rows: dict) -> pd.DataFrame:
@@ -248,7 +331,7 @@ def _summaries(rows: dict) -> pd.DataFrame:
     return pd.DataFrame({
         "model": per_group("model"),
         "strategy": per_group("strategy"),
-        "caching": per_group("caching"),
+        "caching": rows["modes"],
         "visible": per_group("visible"),
         "steps": rows["steps"],
         "mean_visible": rows["mean_visible"],
@@ -270,10 +353,13 @@ def _summaries(rows: dict) -> pd.DataFrame:
         "cost_per_completed_task": nan_unless(per_completed),
         "tasks_per_month": tasks,
         "cost_per_month": nan_unless(per_completed * tasks),
+        "cache_storage_per_month": rows["storage_month"],
+        "within_limits": np.asarray([not p for p in rows["limits"]], dtype=bool)[rows["pick"]],
     })
 
 
 def _assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable, curve: AccuracyCurve | None) -> dict:
+    render, _ = rendering_for(sc, price.provider)
     a = sc.assumptions()
     a["price"] = price.as_dict()
     a["accuracy_curve"] = curve.as_dict() if (sc.accuracy and curve is not None) else "off (wrong_rate 0, success 1)"
@@ -281,10 +367,24 @@ def _assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable, cu
     a["tool_tokens_method"] = table.method
     a["overhead_tokens"] = prof.overhead
     a["model"] = sc.model
-    a["rules"] = ("expected calls = searches + (steps - 1) x (1 + wrong_rate x wrong_call_steps); "
+    a["rules"] = ("wrong_rate is the share of tool calls that are wrong, so expected calls = searches + "
+                  "(steps - 1) x (1 + wrong_call_steps x wrong_rate / (1 - wrong_rate)), i.e. (steps - 1) / "
+                  "(1 - wrong_rate) with one request per wrong call; "
                   "fractional counts are linear between whole counts; cost per completed task = cost per "
                   "task / success; month = tasks_per_day x days_per_month completed tasks; a task with a "
                   "request over the context window is not priced (NaN)")
+    mode = resolve_caching(sc.caching, price.provider)
+    rules = caching_rules(price.provider)
+    a["caching_used"] = mode if sc.caching != "auto" else f"{mode} (auto: {price.provider or 'unknown'} provider default)"
+    if rules:
+        a["caching_rules"] = {k: rules[k] for k in ("source", "url", "as_of", "note") if k in rules}
+    if not table.exact and render in ("openai", "anthropic"):
+        a["tool_tokens_method"] += f"; plus {table.method_overhead or 'no fixed overhead'}"
+    a["render_used"] = render
+    if render == "anthropic":
+        a["tool_tokens_note"] = ("Claude's tokenizer is not public: per-tool counts are estimates from an "
+                                 "o200k_base count unless calibrated (toolsurvey calibrate)"
+                                 if not sc.calibration else f"calibrated with {sc.calibration}")
     return a
 
 
@@ -307,6 +407,7 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
     if not summary["fits"]:
         warns.append(f"a request of {summary['max_input_tokens']:,.0f} input tokens exceeds {sc.model}'s "
                      f"context window of {price.context_window:,}; the task is not priced")
+    warns += [f"{sc.model}: {p}" for p in rows["limits"][0]]
     for w in warns:
         _warnings.warn(w, stacklevel=2)
     run = Run(sc, _steps_table(sc, rows, prof), summary, _assumptions(sc, price, prof, table, curve), warns)
@@ -367,7 +468,10 @@ def draw_tasks(sc: Scenario, prof: Profile, curve: AccuracyCurve | None, rng: np
         wrong_rate, success = np.zeros(n), np.ones(n)
     else:
         wrong_rate, success = curve.wrong_rate(mean_visible), curve.success_rate(mean_visible)
-    wrong = rng.binomial(steps - 1, wrong_rate)
+    # Wrong calls before the steps - 1 useful ones, each call wrong with probability wrong_rate:
+    # negative binomial, mean (steps - 1) x wrong_rate / (1 - wrong_rate), as in expected_calls.
+    useful = steps - 1
+    wrong = np.where(useful > 0, rng.negative_binomial(np.maximum(useful, 1), 1 - wrong_rate), 0)
     calls = s + steps - 1 + wrong * sc.wrong_call_steps
     k = int(calls.max()) + 2
     results = np.maximum(0, np.rint(sc.response_tokens.draw(rng, (n, k))))
@@ -441,7 +545,8 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
         if k not in out.columns:
             labels = [_label(getattr(sc, k)) for sc in groups]  # a distribution shows as its number
             out.insert(0, k, np.asarray(labels, dtype=object)[row_group])
-    warns = sorted({w for p in rows["profiles"] for w in p.warnings})
+    warns = sorted({w for p in rows["profiles"] for w in p.warnings}
+                   | {f"{pr.model}: {w}" for pr, lim in zip(rows["prices"], rows["limits"], strict=True) for w in lim})
     if (~out["fits"]).any():
         warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
     curve = ctx.curve(base) if base.accuracy else None

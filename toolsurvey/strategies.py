@@ -37,6 +37,7 @@ class ToolTable:
     search_tool: float = 0.0
     method: str = ""
     exact: bool = True  # False: average-size mode (counts only)
+    method_overhead: str = ""  # what `overhead` is, in average-size mode
 
     def __len__(self) -> int:
         return len(self.names)
@@ -70,13 +71,15 @@ def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = No
         method=fp.attrs.get("method", ""))
 
 
-def average_table(tool_tokens: float, registry_size: int) -> ToolTable:
-    """A table of `registry_size` tools of `tool_tokens` each, for when only counts are known."""
+def average_table(tool_tokens: float, registry_size: int, *, overhead: float = 0.0,
+                  overhead_note: str = "") -> ToolTable:
+    """A table of `registry_size` tools of `tool_tokens` each, for when only counts are known, plus
+    the provider's fixed per-request `overhead` (what it is in `overhead_note`)."""
     n = int(registry_size)
     return ToolTable(names=[f"tool_{i + 1}" for i in range(n)], keys=[f"tool_{i + 1}" for i in range(n)],
                      servers=["default"] * n, tags=[{}] * n, tokens=np.full(n, float(tool_tokens)),
                      search_tool=float(tool_tokens), method=f"average-size mode: {tool_tokens:g} tokens per tool",
-                     exact=False)
+                     exact=False, overhead=float(overhead), method_overhead=overhead_note)
 
 
 @dataclass
