@@ -35,23 +35,38 @@ def build_registry(n: int = 36) -> Registry:
     return reg
 
 
+# What docs/simulation.md says render="auto" and caching="auto" mean for each provider, restated here.
+AUTO_RENDER = {"anthropic": "anthropic", "openai": "openai"}
+AUTO_CACHING = {"anthropic": "none", "openai": "incremental", "google": "incremental"}
+NO_WRITE_PREMIUM = {"openai", "google"}
+
+
 class Oracle:
     """The cost model written out request by request, from the footprint table and the scenario."""
 
-    def __init__(self, reg: Registry | None, render: str = "json"):
+    def __init__(self, reg: Registry | None):
         self.reg = reg
         self.prices = {}
-        if reg is not None:
-            fp = ts.footprint(reg, render=render)
+        self.measured = {}
+
+    def measure(self, sc):
+        """Load the footprint of the scenario's rendering (auto: the model's provider's) into self."""
+        price = self.price(sc)
+        render = AUTO_RENDER.get(price.provider, "json") if sc.render == "auto" else sc.render
+        model = sc.model if AUTO_RENDER.get(price.provider) == render else None
+        key = (render, model)
+        if key not in self.measured:
+            reg = self.reg if self.reg is not None else Registry.from_tools([Tool("x", "x")])
+            fp = ts.footprint(reg, render=render, model=model)
             tools = fp[fp["kind"] == "tool"]
-            self.names = list(tools["tool"])
-            self.servers = list(tools["server"])
-            self.tokens = [float(x) for x in tools["tokens"]]
-            self.tags = [dict(t.tags) for t in reg]
-            self.instructions = {r.server: float(r.tokens) for r in fp[fp["kind"] == "instructions"].itertuples()}
-            self.overhead = float(fp[fp["kind"] == "overhead"]["tokens"].sum())
-            search = ts.footprint(Registry.from_tools([SEARCH_TOOL]), render=render)
-            self.search_tool = float(search[search["kind"] == "tool"]["tokens"].sum())
+            search = ts.footprint(Registry.from_tools([SEARCH_TOOL]), render=render, model=model)
+            self.measured[key] = dict(
+                names=list(tools["tool"]), servers=list(tools["server"]), tokens=[float(x) for x in tools["tokens"]],
+                tags=[dict(t.tags) for t in reg],
+                instructions={r.server: float(r.tokens) for r in fp[fp["kind"] == "instructions"].itertuples()},
+                overhead=float(fp[fp["kind"] == "overhead"]["tokens"].sum()),
+                search_tool=float(search[search["kind"] == "tool"]["tokens"].sum()))
+        self.__dict__.update(self.measured[key])
 
     # --- which tools request k carries
     def _set(self, idx):
@@ -110,19 +125,28 @@ class Oracle:
             self.prices[key] = ts.load_prices(sc.price_file, overrides=sc.prices)
         return self.prices[key][sc.model]
 
+    def caching(self, sc):
+        return AUTO_CACHING.get(self.price(sc).provider, "none") if sc.caching == "auto" else sc.caching
+
     def task(self, sc, calls: int, results=None):
         price = self.price(sc)
-        overhead = self.overhead if sc.overhead_tokens is None and self.reg is not None else (sc.overhead_tokens or 0)
-        tot = dict(cost=0.0, input=0.0, tools=0.0, write=0.0, read=0.0, output=0.0, fits=True, max_input=0.0)
+        self.measure(sc)
+        overhead = self.overhead if sc.overhead_tokens is None else sc.overhead_tokens
+        caching = self.caching(sc)
+        p_write = price.input if price.provider in NO_WRITE_PREMIUM else price.cache_write
+        if sc.cache_ttl == "1h" and price.provider == "anthropic":  # 1-hour cache: 2x input
+            p_write = price.cache_write_1h if price.cache_write_1h is not None else 2 * price.input
+        tot = dict(cost=0.0, input=0.0, tools=0.0, write=0.0, read=0.0, output=0.0, fits=True, max_input=0.0,
+                   stored={})
         history, prev = 0.0, None
         searches = sc.searches if sc.strategy == "tool_search" else 0
         for k in range(1, calls + 2):
             stable, loaded, visible, block = self.request_tools(sc, k)
             o = overhead if visible > 0 else 0.0
             inp = o + stable + loaded + sc.system_prompt_tokens + sc.user_message_tokens + history
-            if sc.caching == "prefix":
+            if caching in ("prefix", "explicit"):
                 cacheable = o + stable + sc.system_prompt_tokens
-            elif sc.caching == "incremental":
+            elif caching == "incremental":
                 cacheable = inp
             else:
                 cacheable = 0.0
@@ -130,8 +154,12 @@ class Oracle:
             if prev is not None and prev[0] == block and prev[1] >= price.min_cache_tokens and prev[1] > 0:
                 read = prev[1]
             write = cacheable - read if cacheable >= price.min_cache_tokens and cacheable > 0 else 0.0
+            if caching == "explicit":  # held across tasks: read on every request, never written
+                read, write = (cacheable if cacheable >= price.min_cache_tokens and cacheable > 0 else 0.0), 0.0
+                if read:
+                    tot["stored"][block] = cacheable
             out = sc.answer_tokens if k == calls + 1 else sc.call_tokens
-            tot["cost"] += ((inp - read - write) * price.input + write * price.cache_write
+            tot["cost"] += ((inp - read - write) * price.input + write * p_write
                             + read * price.cache_read + out * price.output) / 1e6
             tot["input"] += inp
             tot["tools"] += stable + loaded
@@ -153,13 +181,16 @@ class Oracle:
         """Expected task totals with the accuracy effect: calls may be fractional (linear between)."""
         steps = int(sc.steps.expected())
         searches = sc.searches if sc.strategy == "tool_search" else 0
+        self.measure(sc)
         visible = [self.request_tools(sc, k)[2] for k in range(1, searches + steps + 1)]
         mean_visible = sum(visible) / len(visible)
         wrong, success = 0.0, 1.0
         if sc.accuracy:
             c = sc.curve()
             wrong, success = float(c.wrong_rate(mean_visible)), float(c.success_rate(mean_visible))
-        calls = searches + (steps - 1) * (1 + wrong * sc.wrong_call_steps)
+        # wrong = share of calls that are wrong: steps - 1 useful calls need (steps - 1) / (1 - wrong) calls
+        useful = steps - 1
+        calls = searches + useful + sc.wrong_call_steps * (useful / (1 - wrong) - useful)
         lo = math.floor(calls)
         a = self.task(sc, lo)
         if calls == lo:
@@ -170,6 +201,11 @@ class Oracle:
             out = {k: a[k] + f * (b[k] - a[k]) for k in ("cost", "input", "tools", "write", "read", "output")}
             out["fits"] = a["fits"] and b["fits"]
         out.update(wrong=wrong, success=success, mean_visible=mean_visible, requests=calls + 1)
+        # Explicit caches: stored all day, the month's storage shared by the month's attempts.
+        stored = self.task(sc, math.ceil(calls))["stored"]
+        month = sum(stored.values()) * (self.price(sc).cache_storage or 0) / 1e6 * 24 * sc.days_per_month
+        attempts = sc.tasks_per_day * sc.days_per_month / success
+        out["cost"] += month / attempts if attempts else 0.0
         return out
 
 
@@ -187,7 +223,7 @@ def scenarios(draw):
     kw = dict(
         model=draw(st.sampled_from(MODELS)), strategy=strategy, steps=draw(st.integers(1, 14)),
         visible=draw(st.one_of(st.none(), st.integers(1, 45))),
-        caching=draw(st.sampled_from(["none", "prefix", "incremental"])),
+        caching=draw(st.sampled_from(["auto", "none", "prefix", "incremental"])),
         system_prompt_tokens=draw(st.integers(0, 3000)), user_message_tokens=draw(st.integers(0, 400)),
         call_tokens=draw(st.integers(0, 200)), answer_tokens=draw(st.integers(0, 800)),
         response_tokens=draw(st.integers(0, 3000)), accuracy=draw(st.booleans()),
@@ -201,6 +237,10 @@ def scenarios(draw):
         kw["retrieval_k"] = draw(st.integers(0, 40))
         kw["search_k"] = draw(st.integers(0, 12))
         kw["searches"] = draw(st.integers(0, 3))
+    if kw["model"].startswith("gemini") and draw(st.booleans()):
+        kw["caching"] = "explicit"
+    if kw["model"].startswith("claude") and draw(st.booleans()):
+        kw["cache_ttl"] = "1h"
     if draw(st.booleans()):  # a small context window, so some tasks do not fit
         kw["prices"] = {kw["model"]: {"context_window": draw(st.integers(2000, 20000))}}
     return ts.Scenario(**kw)
@@ -233,11 +273,11 @@ def test_engine_matches_oracle_on_random_scenarios(sc):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 12), st.integers(1, 30), st.integers(50, 400), st.sampled_from(["none", "prefix", "incremental"]),
-       st.booleans())
-def test_engine_matches_oracle_in_average_mode(steps, size, per_tool, caching, accuracy):
+@given(st.integers(1, 12), st.integers(1, 30), st.integers(50, 400),
+       st.sampled_from(["auto", "none", "prefix", "incremental"]), st.booleans(), st.sampled_from(MODELS))
+def test_engine_matches_oracle_in_average_mode(steps, size, per_tool, caching, accuracy, model):
     sc = ts.Scenario(steps=steps, tool_tokens=per_tool, registry_size=size, caching=caching, accuracy=accuracy,
-                     system_prompt_tokens=900)
+                     system_prompt_tokens=900, model=model)
     check(sc, reg=None, oracle=Oracle(None))
 
 

@@ -284,11 +284,14 @@ def cache_write_price(sc: Scenario, price: Price) -> float:
     """The price per million tokens written to the cache for the scenario's cache_ttl: the 5-minute
     price, or the 1-hour one (the price file's, else the provider's documented multiplier on input).
     Raises InputError for a 1-hour cache where the provider documents none."""
+    rules = caching_rules(price.provider)
+    if rules.get("write_premium") is False:  # the provider charges cache writes as plain input
+        return price.input
     if sc.cache_ttl != "1h":
         return price.cache_write
     if price.cache_write_1h is not None:
         return price.cache_write_1h
-    mult = caching_rules(price.provider).get("write_1h_multiplier")
+    mult = rules.get("write_1h_multiplier")
     if mult is None:
         raise InputError(f"cache_ttl '1h' is documented only for Anthropic's cache; {sc.model} "
                          f"({price.provider or 'unknown provider'}) has no 1-hour cache price")
@@ -550,8 +553,9 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     if (~out["fits"]).any():
         warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
     curve = ctx.curve(base) if base.accuracy else None
-    price0 = rows["prices"][0]
-    out.attrs["assumptions"] = {**_assumptions(base, price0, rows["profiles"][0], ctx.table(base, price0), curve),
+    price0 = ctx.price(base)
+    table0 = ctx.table(base, price0)
+    out.attrs["assumptions"] = {**_assumptions(base, price0, ctx.profile(base, table0), table0, curve),
                                 "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
                                 "prices": {p.model: p.as_dict() for p in {p.model: p for p in rows["prices"]}.values()}}
     out.attrs["warnings"] = warns
