@@ -209,7 +209,7 @@ def litellm_source() -> dict[str, str]:
 
 
 @cache
-def _default_prices(cached_stamp: float | None) -> dict[str, Price]:
+def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
     """The default table: the bundled overrides, then LiteLLM's file on top (its values win, the
     overrides fill only what it lacks), then provider defaults for anything still missing."""
     src = litellm_source()
@@ -235,7 +235,7 @@ def _default_prices(cached_stamp: float | None) -> dict[str, Price]:
 def bundled_prices() -> dict[str, Price]:
     """The default price table: LiteLLM's file (user cache or shipped snapshot) + the bundled overrides."""
     cached = cache_dir() / "model_prices_and_context_window.json"
-    return dict(_default_prices(cached.stat().st_mtime if cached.is_file() else None))
+    return dict(_default_prices((str(cached), cached.stat().st_mtime) if cached.is_file() else None))
 
 
 def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:

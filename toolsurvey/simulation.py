@@ -285,17 +285,16 @@ def cache_write_price(sc: Scenario, price: Price) -> float:
     price, or the 1-hour one (the price file's, else the provider's documented multiplier on input).
     Raises InputError for a 1-hour cache where the provider documents none."""
     rules = caching_rules(price.provider)
+    if sc.cache_ttl == "1h":
+        if price.cache_write_1h is not None:
+            return price.cache_write_1h
+        if "write_1h_multiplier" not in rules:
+            raise InputError(f"cache_ttl '1h' is documented only for Anthropic's cache; {sc.model} "
+                             f"({price.provider or 'unknown provider'}) has no 1-hour cache price")
+        return price.input * float(rules["write_1h_multiplier"])
     if rules.get("write_premium") is False:  # the provider charges cache writes as plain input
         return price.input
-    if sc.cache_ttl != "1h":
-        return price.cache_write
-    if price.cache_write_1h is not None:
-        return price.cache_write_1h
-    mult = rules.get("write_1h_multiplier")
-    if mult is None:
-        raise InputError(f"cache_ttl '1h' is documented only for Anthropic's cache; {sc.model} "
-                         f"({price.provider or 'unknown provider'}) has no 1-hour cache price")
-    return price.input * float(mult)
+    return price.cache_write
 
 
 def _storage_per_month(rows: dict, groups: list[Scenario]) -> np.ndarray:
