@@ -154,3 +154,23 @@ def test_default_source_is_the_dated_litellm_snapshot(tmp_path, monkeypatch):
     assert litellm_source()["path"] == "" and litellm_source()["as_of"] == "2026-11-30"
     p = ts.load_prices()["claude-haiku-4-5"]
     assert "LiteLLM 1.110.2" in p.origins["min_cache_tokens"] and p.as_of == "2026-11-30"
+
+
+def test_every_model_with_a_known_provider_simulates_with_defaults():
+    """Every model of the default price source whose provider toolsurvey knows (its rendering,
+    caching and limits) runs with the default scenario, on a registry and in average-size mode."""
+    prices = ts.load_prices()
+    models = sorted(m for m, p in prices.items() if p.provider in ("anthropic", "openai", "google"))
+    assert len(models) > 150 and {"claude-opus-4-6", "claude-sonnet-4-5-20250929", "gpt-5.4"} <= set(models)
+    reg = ts.Registry.from_tools([ts.Tool("search_docs", "Search the docs.",
+                                          {"type": "object", "properties": {"q": {"type": "string"}}})])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in (reg, None):
+            grid = ts.sweep(r, ts.Scenario(tool_tokens=100, registry_size=5), model=models)
+            assert len(grid) == len(models)
+            # priced, unless a request is over the model's window (ft:gpt-3.5-turbo-0613: 4,096 tokens)
+            assert (grid["cost_per_task"].notna() | ~grid["fits"]).all() and grid["fits"].mean() > 0.99
+            assert (grid["cost_per_task"].fillna(0) >= 0).all()
+    claude = grid[grid["model"].str.startswith("claude")]
+    assert (claude["overhead_tokens_per_task"] > 0).all()  # every Claude model carries the tool-use prompt
