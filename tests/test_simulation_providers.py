@@ -174,3 +174,38 @@ def test_every_model_with_a_known_provider_simulates_with_defaults():
             assert (grid["cost_per_task"].fillna(0) >= 0).all()
     claude = grid[grid["model"].str.startswith("claude")]
     assert (claude["overhead_tokens_per_task"] > 0).all()  # every Claude model carries the tool-use prompt
+
+
+# ---------------------------------------------------------------- provider limits
+
+def many_tools(n: int, name=lambda i: f"tool_{i}") -> ts.Registry:
+    return ts.Registry.from_tools(ts.Tool(name(i), f"Does thing {i}.", {"type": "object", "properties": {}})
+                                  for i in range(n))
+
+
+def test_244_tools_on_an_openai_model_are_flagged_by_simulate():
+    reg = many_tools(244)
+    with pytest.warns(UserWarning, match="244 tools in one request, over openai's limit of 128"):
+        run = ts.simulate(reg, ts.Scenario(model="gpt-4o", steps=2))
+    assert not run.summary["within_limits"]
+    assert ts.simulate(reg, ts.Scenario(model="gpt-4o", steps=2, visible=128)).summary["within_limits"]
+    # Anthropic documents no tool-count limit; a 65-character name breaks its name rule
+    assert ts.simulate(reg, ts.Scenario(model="claude-sonnet-4-5", steps=2)).summary["within_limits"]
+    with pytest.warns(UserWarning, match="longer than anthropic's 64"):
+        run = ts.simulate(many_tools(2, lambda i: "x" * 65), ts.Scenario(model="claude-sonnet-4-5", steps=2))
+    assert not run.summary["within_limits"]
+
+
+def test_244_tools_on_an_openai_model_are_flagged_by_check_and_report(cli, tmp_path):
+    from toolsurvey.budget import check
+
+    reg = many_tools(244)
+    breaches = check(reg, model="gpt-4o")
+    assert [b.kind for b in breaches] == ["limit"] and "limit of 128" in breaches[0].message
+    assert check(reg, model="claude-sonnet-4-5") == []
+    f = tmp_path / "tools.json"
+    f.write_text(json.dumps({"tools": [t.to_mcp() for t in reg]}))
+    code, out, err = cli("check", f, "--model", "gpt-4o")
+    assert code == 1 and "over openai's limit of 128" in out
+    rep = ts.report(reg, scenario=ts.Scenario(model="gpt-4o"))
+    assert "over openai's limit of 128" in rep.summary_text()

@@ -16,7 +16,7 @@ SEVERITIES = ("info", "warning", "error", "security")  # the audit's, in rising 
 class Breach:
     """One budget exceeded: what (`kind`), where (`subject`), the measured value and the limit."""
 
-    kind: str  # request | tool | server | increase | audit
+    kind: str  # request | tool | server | increase | audit | limit
     subject: str
     value: float
     limit: float
@@ -57,7 +57,9 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
 
     `max_increase` is a fraction (0.05 for 5%) of the baseline's tokens per request, and
     `max_increase_tokens` an absolute number; both need `baseline`. `fail_on` names the lowest
-    audit severity that breaks the build. Raises InputError for bad limits or inputs.
+    audit severity that breaks the build. With a `model` (or the openai / anthropic rendering), the
+    provider's documented request limits (tool count, name length and pattern) are checked too.
+    Raises InputError for bad limits or inputs.
     """
     for name, v in (("max_request_tokens", max_request_tokens), ("max_tool_tokens", max_tool_tokens),
                     ("max_server_tokens", max_server_tokens), ("max_increase", max_increase),
@@ -67,8 +69,9 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
         raise InputError("a growth limit (max increase) needs a baseline registry to compare with")
     if fail_on is not None and fail_on not in SEVERITIES:
         raise InputError(f"fail_on: expected one of {', '.join(SEVERITIES)}, found {fail_on!r}")
-    if all(v is None for v in (max_request_tokens, max_tool_tokens, max_server_tokens,
-                               max_increase, max_increase_tokens, fail_on)):
+    provider = _provider(model, render)
+    if provider is None and all(v is None for v in (max_request_tokens, max_tool_tokens, max_server_tokens,
+                                                    max_increase, max_increase_tokens, fail_on)):
         raise InputError("nothing to check: give at least one budget (request, tool or server tokens, "
                          "a max increase against a baseline, or an audit severity)")
 
@@ -98,7 +101,25 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
         out += _growth(total, base, max_increase, max_increase_tokens)
     if fail_on is not None:
         out += _audit(reg, fail_on)
+    if provider:
+        from .provider_rules import limit_problems
+
+        tools = list(reg)
+        out += [Breach("limit", provider, len(tools), 0, f"limit: {p}")
+                for p in limit_problems(provider, len(tools), [t.name for t in tools])]
     return out
+
+
+def _provider(model: str | None, render: str | None) -> str | None:
+    """The provider whose limits apply: the model's (from the price table), else the rendering's."""
+    if model:
+        from .prices import load_prices, resolve_model
+
+        prices = load_prices()
+        name = resolve_model(model, prices)
+        if name is not None and prices[name].provider:
+            return prices[name].provider
+    return render if render in ("openai", "anthropic") else None
 
 
 def _growth(total: int, base: int, frac: float | None, tokens: int | None) -> list[Breach]:

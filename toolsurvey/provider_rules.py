@@ -36,8 +36,9 @@ def resolve_caching(mode: str, provider: str) -> str:
 
 
 def caching_is_a_lever(provider: str) -> bool:
-    """Whether turning caching on is something the user must do (False where it is automatic)."""
-    return bool(caching_rules(provider).get("opt_in"))
+    """Whether turning caching on is something the user must do: False where it is automatic;
+    True for a provider without rules (its price rows say what caching costs)."""
+    return bool(caching_rules(provider).get("opt_in", True))
 
 
 def _all(name: str) -> list[str]:

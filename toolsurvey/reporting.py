@@ -163,12 +163,16 @@ class _Inputs:
     missing: dict[str, str] = field(default_factory=dict)  # input -> why it is missing
     levers: list[tuple[str, float]] = field(default_factory=list)
     plan_line: str = ""
+    stated: set = field(default_factory=set)  # scenario fields given by a file or an option
 
 
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
-           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None) -> Report:
+           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
+           tasks_per_day: float | None = None, caching: str | None = None,
+           system_prompt_tokens: float | None = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
-    and usage log. Without a scenario the simulation's defaults are used, and the report says so.
+    and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
+    scenario's. Every key assumption not given is named in the executive summary.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -177,6 +181,13 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     reg = as_registry(reg)
     inp = _Inputs(reg, pd.DataFrame(), top=top)
     inp.scenario = _load_scenario(scenario, inp)
+    if inp.scenario is not None:
+        from .assumed import with_options
+
+        inp.scenario, inp.stated = with_options(scenario, tasks_per_day=tasks_per_day, caching=caching,
+                                                system_prompt_tokens=system_prompt_tokens)
+        if model:
+            inp.stated.add("model")
     given = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
     if inp.scenario is not None:
         import dataclasses
@@ -331,6 +342,15 @@ def _summary(inp: _Inputs) -> Section:
         s.text.append(inp.plan_line)
     if "scenario" in inp.missing:
         s.notes.append(inp.missing["scenario"].capitalize() + ".")
+    from .assumed import unstated_line
+
+    line = unstated_line(sc, inp.stated, inp.run)
+    if line:
+        s.notes.append(line)
+    if not r.get("within_limits", True):
+        s.text.append("Over the provider's documented limits, so the provider would refuse these requests "
+                      "(costs are what they would be if accepted): "
+                      + "; ".join(w.split(": ", 1)[-1] for w in inp.run.warnings if "limit" in w or "name(s)" in w) + ".")
     return s
 
 
@@ -353,8 +373,16 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
                    + (f" instead of all {n}" if sc.strategy == "all" else
                       " instead of phase gating" if sc.strategy == "phases" else " instead of a fixed set"),
                    strategy="retrieval", retrieval_k=10)
-    if sc.caching == "none":
+    # Only levers that apply: caching is offered where the provider needs it turned on (Anthropic);
+    # where it is automatic (OpenAI, Gemini's implicit caching) there is nothing to turn on.
+    from .provider_rules import caching_is_a_lever, caching_rules
+
+    provider = inp.run.assumptions["price"].get("provider", "")
+    if str(inp.run.assumptions.get("caching_used", "")).startswith("none") and caching_is_a_lever(provider):
         try_change("Cache the tool definitions and system prompt (prompt caching)", caching="prefix")
+    if (caching_rules(provider).get("explicit") and inp.run.assumptions["price"].get("cache_storage") is not None
+            and not str(inp.run.assumptions.get("caching_used", "")).startswith("explicit")):
+        try_change("Hold the tool definitions and system prompt in an explicit context cache", caching="explicit")
     unused = _unused_tools(inp)
     if unused:
         keep = {(t.server, t.name) for t in inp.reg} - set(unused)
@@ -617,7 +645,8 @@ _ASSUMPTIONS = {
     "call_tokens": "one tool call's output (tokens)", "response_tokens": "one tool result (tokens)",
     "answer_tokens": "final answer (tokens)", "wrong_call_steps": "extra requests per wrong tool call",
     "tasks_per_day": "tasks per day", "days_per_month": "days per month", "render": "tool rendering",
-    "tool_tokens_method": "tool definitions measured as",
+    "tool_tokens_method": "tool definitions measured as", "caching_used": "prompt caching used",
+    "tool_tokens_note": "per-tool counts",
 }
 
 

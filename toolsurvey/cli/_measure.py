@@ -15,3 +15,18 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
 
 def measure_kwargs(args: argparse.Namespace) -> dict:
     return {"encoding": args.encoding, "render": args.render, "model": args.model}
+
+
+def add_scenario_options(p: argparse.ArgumentParser) -> None:
+    """The scenario fields `report` and `plan` take as options, as `simulate` does (model: --model)."""
+    from ..scenario import CACHING
+
+    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
+    p.add_argument("--caching", choices=CACHING, default=None,
+                   help="prompt caching (default: auto, the provider's own behaviour)")
+    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=float,
+                   help="tokens of the system prompt on every request")
+
+
+def scenario_options(args: argparse.Namespace) -> dict:
+    return {k: getattr(args, k) for k in ("tasks_per_day", "caching", "system_prompt_tokens")}

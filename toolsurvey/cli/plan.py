@@ -11,11 +11,14 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_output_args, add_registry_args
+    from ._measure import add_scenario_options
 
     add_registry_args(p)
     p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL) for unused tools and result sizes")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
+    p.add_argument("--model", default=None, help="the model priced (overrides the scenario's)")
+    add_scenario_options(p)
     p.add_argument("--window-days", dest="window_days", type=float, default=90,
                    help="a tool not called in this many days is unused (default: %(default)s)")
     p.add_argument("--no-delete", dest="delete", action="store_false", help="do not delete unused tools")
@@ -66,11 +69,14 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..assumed import unstated_line, with_options
     from ..planning import plan
     from ._common import emit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args)
-    p = plan(reg, usage=args.usage, phases=args.phases, scenario=args.scenario, delete_unused=args.delete,
+    scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
+                                    caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
+    p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
              merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
              config=args.config)
     print_warnings(p.warnings)
@@ -79,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     head = (f"plan for {len(reg):,} tools: " + (", ".join(f"{int(counts[k])} {k}" for k in ("delete", "merge", "trim", "gate")
                                                           if k in counts) or "no actions")
             + f"; simulated with {p.assumptions['model']} (before: every tool visible)")
+    unstated = unstated_line(scenario, stated, p.runs.get("before"))
+    if unstated:
+        head += "\n" + unstated
     if args.format in ("csv", "json") and args.show != "summary":
         emit(actions if args.show == "actions" else p.stages, args.format, args.output)
         return 0

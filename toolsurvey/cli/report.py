@@ -10,12 +10,13 @@ HELP = "write the cost report (self-contained HTML, Markdown or CSV) and print i
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_registry_args
-    from ._measure import add_measure_args
+    from ._measure import add_measure_args, add_scenario_options
 
     add_registry_args(p)
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
     p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
     add_measure_args(p)
+    add_scenario_options(p)
     p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
     p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
@@ -27,12 +28,12 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..reporting import format_for, report
     from ._common import load_registry
-    from ._measure import measure_kwargs
+    from ._measure import measure_kwargs, scenario_options
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
     reg = load_registry(args)
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
-                 **measure_kwargs(args))
+                 **measure_kwargs(args), **scenario_options(args))
     if fmt == "markdown" and not args.output:
         sys.stdout.write(rep.to_markdown())
         print(rep.summary_text(), file=sys.stderr)

@@ -1,0 +1,63 @@
+"""Which scenario assumptions a run was given, and one line naming the ones it was not."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any
+
+# Scenario fields a cost figure depends on, in words a reader knows.
+KEY_ASSUMPTIONS = {
+    "model": "model", "steps": "requests per task", "system_prompt_tokens": "system prompt (tokens)",
+    "user_message_tokens": "user message (tokens)", "caching": "prompt caching",
+    "tasks_per_day": "tasks a day", "response_tokens": "tool result (tokens)", "call_tokens": "tool call (tokens)",
+    "answer_tokens": "final answer (tokens)", "strategy": "visible tools", "accuracy": "accuracy effect",
+}
+# Options of `simulate`, `report` and `plan` that set a scenario field.
+OPTIONS = ("model", "tasks_per_day", "caching", "system_prompt_tokens")
+
+
+def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
+    """The scenario (a Scenario, a scenario file path or None for the defaults) with the options
+    that are not None applied, and the set of fields that were stated (by the file or an option).
+
+    Raises InputError for a bad scenario file or option value.
+    """
+    from .scenario import Scenario, load_scenario
+
+    stated: set[str] = set()
+    if scenario is None:
+        sc = Scenario()
+    elif isinstance(scenario, (str, os.PathLike)):
+        sc = load_scenario(scenario)
+        try:
+            stated = set(tomllib.loads(Path(scenario).read_text("utf-8")))
+        except (OSError, tomllib.TOMLDecodeError):  # load_scenario has read it already
+            stated = set()
+    else:
+        sc = scenario
+        default = Scenario()
+        stated = {f.name for f in fields(sc) if getattr(sc, f.name) != getattr(default, f.name)}
+    given = {k: v for k, v in options.items() if v is not None}
+    return (replace(sc, **given) if given else sc), stated | set(given)
+
+
+def unstated_line(sc: Any, stated: set[str], run: Any = None) -> str:
+    """'Assumed, not given: model claude-sonnet-4-5, ...' for the key assumptions not stated; '' if all were."""
+    parts = []
+    for k, label in KEY_ASSUMPTIONS.items():
+        if k in stated:
+            continue
+        v = getattr(sc, k)
+        v = v.describe() if hasattr(v, "describe") else v
+        if k == "caching" and run is not None:
+            v = run.assumptions.get("caching_used", v)
+        elif k == "accuracy":
+            v = "on (the bundled curve)" if v else "off"
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
+            v = f"{int(v):,}"
+        parts.append(f"{label} {v}")
+    return ("Assumed, not given: " + "; ".join(parts) + ". Set them with a scenario file or the options "
+            "--model, --tasks-per-day, --caching and --system-prompt-tokens.") if parts else ""
