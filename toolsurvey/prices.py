@@ -228,7 +228,8 @@ def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
         merged["_origins"].update({k: src["label"] for k in row})
         merged["_origin"] = src["label"]
     prices: dict[str, Price] = {}
-    _merge(prices, rows, src["label"], _gaps)
+    # An override of a few fields for a model this LiteLLM file does not list has nothing to fill.
+    _merge(prices, {k: r for k, r in rows.items() if "input" in r}, src["label"], _gaps)
     return prices
 
 
@@ -339,3 +340,28 @@ def price_for(model: str, prices: Mapping[str, Price]) -> Price:
                          f"To add one, {ADD_MODEL_HINT}")
     p = prices[name]
     return p if name == model else replace(p, model=model, note=f"{p.note} Priced as {name}.".strip())
+
+
+def update_prices(url: str = LITELLM_URL, *, today: str | None = None) -> tuple[Path, int]:
+    """Fetch LiteLLM's current price file into the user cache (then the default source) and return
+    its path and how many chat models it prices. Raises InputError when it cannot be fetched or is
+    not a LiteLLM price file; the file in use is left as it was."""
+    import datetime
+
+    from ._io import atomic_write
+
+    try:
+        text, origin = _read(url)
+    except InputError as e:
+        raise InputError(f"{e}; offline? The default prices stay as they were ({litellm_source()['label']})") from None
+    rows = litellm_rows(_parse_json(text, origin), origin)  # refuse anything that is not the price file
+    folder = cache_dir()
+    day = today or datetime.datetime.now(datetime.UTC).date().isoformat()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = atomic_write(folder / "model_prices_and_context_window.json", text)
+        atomic_write(folder / "model_prices_and_context_window.meta.json",
+                     json.dumps({"url": url, "fetched": day}) + "\n")
+    except OSError as e:
+        raise InputError(f"cannot write the price cache in {folder}: {e.strerror}") from None
+    return path, len(rows)
