@@ -114,7 +114,9 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     n = max(len(reg), 1)
     strategies = list(strategies or [s for s in ("all", "phases", "retrieval", "tool_search")
                                      if s != "phases" or sc.phases])
-    known = sorted(load_prices(sc.price_file, overrides=sc.prices))
+    # The models of providers toolsurvey has rules for (LiteLLM's file prices thousands more).
+    known = sorted(m for m, p in load_prices(sc.price_file, overrides=sc.prices).items()
+                   if p.provider in ("anthropic", "openai", "google"))
     models = list(models or dict.fromkeys([sc.model, *known]))
     controls = {
         "visible": W.IntSlider(value=min(n, sc.visible or 12), min=1, max=n, description="visible tools",
@@ -124,7 +126,9 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
         "model": W.Dropdown(options=models, value=sc.model, description="model"),
         "steps": W.IntSlider(value=round(sc.steps.expected()), min=1, max=40, description="steps",
                              continuous_update=False),
-        "caching": W.Dropdown(options=list(CACHING), value=sc.caching, description="caching"),
+        # "explicit" (a stored cache) exists only for some providers: offered when the scenario uses it
+        "caching": W.Dropdown(options=[c for c in CACHING if c != "explicit" or sc.caching == c],
+                              value=sc.caching, description="caching"),
     }
     summary = W.HTML()
 
