@@ -145,8 +145,9 @@ def _strip_period(s: str) -> str:
 
 def render_openai(tool: Tool, c: dict[str, int]) -> Rendered:
     """The cookbook's count: `name:description`, one `key:type:description` line per property,
-    enum items, and per-function/per-property constants. Nested object properties (which the
-    cookbook leaves out) are counted with the same per-property rule."""
+    enum items, and per-function/per-property constants. A property with nested structure (an
+    object with properties, an array of such, a `$ref` or an `anyOf`), which the cookbook leaves
+    out, has as its type the TypeScript text openai-chat-tokens documents (toolsurvey._tsdefs)."""
     r = Rendered(constants={"structure": c["func_init"]})
     desc = _strip_period(tool.description or "")
     r.chunks.append([(f"{tool.name}:", "name"), (desc, "description")])
@@ -154,7 +155,21 @@ def render_openai(tool: Tool, c: dict[str, int]) -> Rendered:
     return r
 
 
+def _nested(prop: dict, root: Any) -> bool:
+    """Whether a property's type needs more than the cookbook's one-word type."""
+    from ._tsdefs import resolve_ref
+
+    if "$ref" in prop or isinstance(prop.get("anyOf"), list):
+        return True
+    if prop.get("type") == "object" and isinstance(prop.get("properties"), dict) and prop["properties"]:
+        return True
+    items = prop.get("items") if prop.get("type") == "array" else None
+    return isinstance(items, dict) and (_nested(items, root) or resolve_ref(items, root)[0] is not items)
+
+
 def _openai_properties(schema: Any, c: dict[str, int], r: Rendered) -> None:
+    from ._tsdefs import type_segments
+
     props = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(props, dict) or not props:
         return
@@ -162,17 +177,19 @@ def _openai_properties(schema: Any, c: dict[str, int], r: Rendered) -> None:
     for key, prop in props.items():
         r.constants["structure"] += c["prop_key"]
         prop = prop if isinstance(prop, dict) else {}
+        pdesc = prop.get("description")
+        pdesc = _strip_period(pdesc) if isinstance(pdesc, str) else ""
+        if _nested(prop, schema):
+            r.chunks.append([(f"{key}:", "schema"), *type_segments(prop, 0, schema), (":", "schema"),
+                             (pdesc, "param_descriptions")])
+            continue
         ptype = prop.get("type", "")
         ptype = "|".join(map(str, ptype)) if isinstance(ptype, list) else str(ptype)
         enum = prop.get("enum")
         if isinstance(enum, list):
             r.constants["structure"] += c["enum_init"] + c["enum_item"] * len(enum)
             r.chunks.extend([[(str(item), "schema")] for item in enum])
-        pdesc = prop.get("description")
-        pdesc = _strip_period(pdesc) if isinstance(pdesc, str) else ""
         r.chunks.append([(f"{key}:{ptype}:", "schema"), (pdesc, "param_descriptions")])
-        _openai_properties(prop, c, r)
-        _openai_properties(prop.get("items"), c, r)
 
 
 # --- provider constants (data, not code) --------------------------------------------------------
