@@ -11,9 +11,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _oracle import ntok
 
 import toolsurvey as ts
-from tests._oracle import ntok
 from toolsurvey._tsdefs import function_definitions
 
 SERVERS = Path(__file__).parent / "servers"
