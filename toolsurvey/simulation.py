@@ -383,7 +383,7 @@ def _assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable, cu
     if not table.exact and render in ("openai", "anthropic"):
         a["tool_tokens_method"] += f"; plus {table.method_overhead or 'no fixed overhead'}"
     a["render_used"] = render
-    if render == "anthropic":
+    if render == "anthropic" and table.exact:
         a["tool_tokens_note"] = ("Claude's tokenizer is not public: per-tool counts are estimates from an "
                                  "o200k_base count unless calibrated (toolsurvey calibrate)"
                                  if not sc.calibration else f"calibrated with {sc.calibration}")

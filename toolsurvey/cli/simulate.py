@@ -8,7 +8,7 @@ HELP = "simulate what the tool surface costs per task and per month, across a gr
 
 COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "wrong_rate", "success",
            "expected_requests", "tool_tokens_per_task", "input_tokens_per_task", "cost_per_task",
-           "cost_per_completed_task", "cost_per_month", "fits"]
+           "cost_per_completed_task", "cost_per_month", "fits", "within_limits"]
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -124,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
                            + (f" [note: {p['note']}]" if p.get("note") else "")
                            for p in a["prices"].values())
         header = "\n".join([
-            f"{len(out):,} scenario(s); tools measured by: {a['tool_tokens_method']}",
+            f"{len(out):,} scenario(s); tools measured by: {a['tool_tokens_method']}"
+            + (f" ({a['tool_tokens_note']})" if a.get("tool_tokens_note") else ""),
+            f"caching: {a.get('caching_used', a['caching'])}",
             f"per task: system {a['system_prompt_tokens']:g}, user {a['user_message_tokens']:g}, call "
             f"{a['call_tokens']:g}, result {a['response_tokens']}, answer {a['answer_tokens']:g} tokens; "
             f"month = {a['tasks_per_day']:g} tasks/day x {a['days_per_month']:g} days",
