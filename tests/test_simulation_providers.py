@@ -123,6 +123,19 @@ def test_litellm_file_keeps_the_minimum_cacheable_length(tmp_path):
     assert run.summary["cost_per_task"] == cost("claude-haiku-4-5", "prefix").summary["cost_per_task"]
 
 
+def test_the_real_litellm_file_as_prices_gives_the_default_figures(tmp_path):
+    """The shipped LiteLLM snapshot, unpacked and passed as a price file (as `--prices` would),
+    prices the Haiku example exactly as the default table does."""
+    import gzip
+    from importlib import resources
+
+    f = tmp_path / "model_prices_and_context_window.json"
+    f.write_bytes(gzip.decompress(resources.files("toolsurvey").joinpath("assumptions/litellm_prices.json.gz").read_bytes()))
+    run = cost("claude-haiku-4-5", "prefix", price_file=str(f))
+    assert run.summary["cost_per_task"] == pytest.approx((11_688 * 1 + 300 * 5) / 1e6, rel=1e-12)
+    assert run.assumptions["price"]["min_cache_tokens"] == 4096
+
+
 def test_a_loaded_price_file_never_drops_a_field(tmp_path):
     # A LiteLLM row without a minimum or a storage price keeps the ones the default row had.
     row = {"input_cost_per_token": 2e-06, "output_cost_per_token": 1e-05, "max_input_tokens": 1048576,
