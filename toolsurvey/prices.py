@@ -52,6 +52,9 @@ class Price:
         return d
 
 
+_KNOWN_FIELDS = frozenset(f.name for f in fields(Price)) - {"model"}
+
+
 def _number(model: str, f: str, v: Any, origin: str) -> float | int:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != v:
         raise InputError(f"prices for {model!r} ({origin}): {f} must be a non-negative number, found {v!r}")
@@ -64,7 +67,7 @@ def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
     if missing:
         raise InputError(f"prices for {model!r} ({origin}) miss {', '.join(missing)}; "
                          f"every model needs {', '.join(PRICE_FIELDS)}")
-    known = {f.name for f in fields(Price)} - {"model"}
+    known = _KNOWN_FIELDS
     unknown = sorted(set(row) - known - {"aliases"})
     if unknown:
         raise InputError(f"prices for {model!r} ({origin}): unknown field(s) {', '.join(unknown)}; "
