@@ -154,6 +154,8 @@ def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json
         overhead = consts["auto" if tool_choice in ("auto", "none") else "any"] if len(reg) else 0
         renderer = R.render_anthropic
         note += f"; tool-use system prompt of the {family} family for tool_choice={tool_choice}"
+        if consts.get("assumed"):  # a family Anthropic's table does not list
+            note += f" ({' '.join(consts['assumed'].split())})"
     else:
         renderer = R.render_json if render == "json" else R.render_sent
     encoding = encoding or DEFAULT_ENCODING

@@ -154,7 +154,10 @@ def fixed_overhead(render: str, model: str | None) -> tuple[float, str]:
 
     if render == "anthropic" and model:
         fam, spec = anthropic_family(model)
-        return float(spec["auto"]), f"the {fam} family's tool-use system prompt ({spec['auto']} tokens)"
+        why = f"the {fam} family's tool-use system prompt ({spec['auto']} tokens)"
+        if spec.get("assumed"):
+            why += f" ({' '.join(spec['assumed'].split())})"
+        return float(spec["auto"]), why
     if render == "openai" and model:
         fam, spec = openai_family(model)
         return float(spec["func_end"]), f"OpenAI's per-request function constant ({spec['func_end']} tokens, {fam})"
