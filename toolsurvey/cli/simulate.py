@@ -12,7 +12,7 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..scenario import CACHING, STRATEGIES
+    from ..scenario import CACHE_TTLS, CACHING, STRATEGIES
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="*", metavar="REGISTRY",
@@ -24,6 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--visible", help="cap on visible tools: N, A-B or a comma list (e.g. 6,12,25,40)")
     p.add_argument("--strategy", help=f"comma list of: {', '.join(STRATEGIES)}")
     p.add_argument("--caching", help=f"comma list of: {', '.join(CACHING)}")
+    p.add_argument("--cache-ttl", dest="cache_ttl", choices=CACHE_TTLS,
+                   help="Anthropic's cache lifetime: 5m (1.25x write) or 1h (2x write)")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for --strategy phases")
     p.add_argument("--core", help="always-visible tools for retrieval/tool_search (comma-separated globs)")
     p.add_argument("--retrieval-k", dest="retrieval_k", type=int, help="tools retrieved per task")
@@ -80,7 +82,7 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
         axes["strategy"] = parse_list(args.strategy, "strategy", kind=str)
     if args.caching:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
-    for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render",
+    for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render", "cache_ttl",
               "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
         v = getattr(args, k)
         if v is not None:
