@@ -39,6 +39,7 @@ def build_registry(n: int = 36) -> Registry:
 AUTO_RENDER = {"anthropic": "anthropic", "openai": "openai"}
 AUTO_CACHING = {"anthropic": "none", "openai": "incremental", "google": "incremental"}
 NO_WRITE_PREMIUM = {"openai", "google"}
+HIT_STEP = {"openai": 128}  # OpenAI counts cache hits in 128-token increments
 
 
 class Oracle:
@@ -153,6 +154,8 @@ class Oracle:
             read = 0.0
             if prev is not None and prev[0] == block and prev[1] >= price.min_cache_tokens and prev[1] > 0:
                 read = prev[1]
+            step = HIT_STEP.get(price.provider, 1)
+            read = (read // step) * step
             write = cacheable - read if cacheable >= price.min_cache_tokens and cacheable > 0 else 0.0
             if caching == "explicit":  # held across tasks: read on every request, never written
                 read, write = (cacheable if cacheable >= price.min_cache_tokens and cacheable > 0 else 0.0), 0.0

@@ -37,14 +37,16 @@ CASES = [
     ("claude-sonnet-4-5", "prefix", {"cache_ttl": "1h"}, (3_346 * 6 + 1_650 * 3 + 2 * 3_346 * 0.30 + 300 * 15) / 1e6),
     # write 3,446, then 450 and 450 new; read 3,446 then 3,896
     ("claude-sonnet-4-5", "incremental", {}, ((3_446 + 450 + 450) * 3.75 + (3_446 + 3_896) * 0.30 + 300 * 15) / 1e6),
-    # --- OpenAI, gpt-4o: $2.50 in, $10 out, cached input $1.25, no write premium, minimum 1,024.
-    # Per-request function constant 12 tokens: inputs 3,112 / 3,562 / 4,012 = 10,686.
+    # --- OpenAI, gpt-4o: $2.50 in, $10 out, cached input $1.25, no write premium, minimum 1,024,
+    # hits counted in 128-token steps. Per-request function constant 12 tokens: inputs 3,112 /
+    # 3,562 / 4,012 = 10,686.
     ("gpt-4o", "none", {}, (10_686 * 2.5 + 300 * 10) / 1e6),
-    # prefix 3,012: the write costs plain input; read twice
-    ("gpt-4o", "prefix", {}, ((3_012 + 1_650) * 2.5 + 2 * 3_012 * 1.25 + 300 * 10) / 1e6),
-    # automatic caching of the whole repeated prompt: 3,112 + 450 + 450 at input, 3,112 + 3,562 read
-    ("gpt-4o", "incremental", {}, ((3_112 + 450 + 450) * 2.5 + (3_112 + 3_562) * 1.25 + 300 * 10) / 1e6),
-    ("gpt-4o", "auto", {}, ((3_112 + 450 + 450) * 2.5 + (3_112 + 3_562) * 1.25 + 300 * 10) / 1e6),
+    # prefix 3,012: read twice as 23 x 128 = 2,944 tokens; everything else at plain input
+    ("gpt-4o", "prefix", {}, ((10_686 - 2 * 2_944) * 2.5 + 2 * 2_944 * 1.25 + 300 * 10) / 1e6),
+    # automatic caching of the whole repeated prompt: request 2 reads 3,112 -> 24 x 128 = 3,072,
+    # request 3 reads 3,562 -> 27 x 128 = 3,456; the rest at input
+    ("gpt-4o", "incremental", {}, ((10_686 - 3_072 - 3_456) * 2.5 + (3_072 + 3_456) * 1.25 + 300 * 10) / 1e6),
+    ("gpt-4o", "auto", {}, ((10_686 - 3_072 - 3_456) * 2.5 + (3_072 + 3_456) * 1.25 + 300 * 10) / 1e6),
     # --- Gemini, gemini-2.5-flash: $0.30 in, $2.50 out, cached $0.03, no write premium, minimum 1,024,
     # explicit cache storage $1.00 per million tokens per hour. No fixed overhead (compact JSON):
     # inputs 3,100 / 3,550 / 4,000 = 10,650.
@@ -77,9 +79,9 @@ SMALL = [
     # gpt-4o with 10 x 50-token tools and no system prompt: prefix 12 + 500 = 512 < 1,024.
     # Inputs 612 / 1,062 / 1,512 = 3,186.
     ("gpt-4o", "prefix", dict(tool_tokens=50, system_prompt_tokens=0, **TASK), (3_186 * 2.5 + 300 * 10) / 1e6),
-    # automatic: request 2 (1,062) is the first long enough, written at input; request 3 reads it.
+    # automatic: request 2 (1,062) is the first long enough; request 3 reads 8 x 128 = 1,024 of it.
     ("gpt-4o", "auto", dict(tool_tokens=50, system_prompt_tokens=0, **TASK),
-     ((612 + 1_062 + 450) * 2.5 + 1_062 * 1.25 + 300 * 10) / 1e6),
+     ((3_186 - 1_024) * 2.5 + 1_024 * 1.25 + 300 * 10) / 1e6),
     # gemini-2.5-pro: $1.25 in, $10 out, minimum 2,048. 10 x 100-token tools, no system prompt:
     # inputs 1,100 / 1,550 / 2,000 = 4,650, none reaches 2,048; no explicit cache can be made either.
     ("gemini-2.5-pro", "explicit", dict(tool_tokens=100, system_prompt_tokens=0, **TASK), (4_650 * 1.25 + 300 * 10) / 1e6),

@@ -68,7 +68,8 @@ def _at(c: np.ndarray, p: np.ndarray) -> np.ndarray:
     return c[rows, lo] + (p - lo) * (c[rows, hi] - c[rows, lo])
 
 
-def requests(prefix, loaded, visible, block, *, overhead, system, user, call, results, mode, min_cache):
+def requests(prefix, loaded, visible, block, *, overhead, system, user, call, results, mode, min_cache,
+             increment=1.0):
     """Per-request token arrays (rows x K): input, and its split into uncached, cache write, cache read.
 
     `results[:, j]` is the result of the call made on request j+1; row-wise parameters are (rows, 1).
@@ -85,6 +86,7 @@ def requests(prefix, loaded, visible, block, *, overhead, system, user, call, re
     same[:, 1:] = block[:, 1:] == block[:, :-1]
     big = (cacheable >= min_cache) & (cacheable > 0)
     read = np.where(same & (prev >= min_cache) & (prev > 0), prev, 0.0)
+    read = np.floor(read / increment) * increment  # OpenAI counts hits in 128-token steps
     write = np.where(big, cacheable - read, 0.0)
     # An explicit cache is stored across tasks: every request reads it, and no request writes it.
     read = np.where(mode == 3, np.where(big, cacheable, 0.0), read)
@@ -264,7 +266,8 @@ def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None,
     params = dict(
         overhead=col([p.overhead for p in g_profs]), system=col([sc.system_prompt_tokens for sc in groups]),
         user=col([sc.user_message_tokens for sc in groups]), call=col([sc.call_tokens for sc in groups]),
-        mode=col([CACHE_MODES[m] for m in modes]), min_cache=col([p.min_cache_tokens for p in g_prices]))
+        mode=col([CACHE_MODES[m] for m in modes]), min_cache=col([p.min_cache_tokens for p in g_prices]),
+        increment=col([caching_rules(p.provider).get("cache_increment", 1) for p in g_prices]))
     money = dict(answer=col([sc.answer_tokens for sc in groups]), p_in=col([p.input for p in g_prices]),
                  p_out=col([p.output for p in g_prices]),
                  p_write=col([cache_write_price(sc, p) for sc, p in zip(groups, g_prices, strict=True)]),
