@@ -256,11 +256,6 @@ def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:
     return out
 
 
-def _from_toml(doc: Mapping[str, Any], origin: str) -> dict[str, Price]:
-    rows = _toml_rows(doc, origin)
-    return {name: _price(name, {k: v for k, v in row.items() if k != "_origin"}, origin) for name, row in rows.items()}
-
-
 def _parse_json(text: str, origin: str) -> Any:
     try:
         return json.loads(text)
