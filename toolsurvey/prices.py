@@ -204,7 +204,11 @@ def litellm_source() -> dict[str, str]:
     cached = cache_dir() / "model_prices_and_context_window.json"
     stamp = cache_dir() / "model_prices_and_context_window.meta.json"
     if cached.is_file():
-        info = json.loads(stamp.read_text("utf-8")) if stamp.is_file() else {}
+        try:
+            info = json.loads(stamp.read_text("utf-8"))
+        except (OSError, ValueError):  # no or a damaged stamp: the file is still used, its date unknown
+            info = {}
+        info = info if isinstance(info, dict) else {}
         return {"path": str(cached), "label": f"LiteLLM price file fetched {info.get('fetched', '?')}",
                 "as_of": str(info.get("fetched", "")), "source": str(info.get("url", LITELLM_URL))}
     return {"path": "", "label": f"LiteLLM {meta['version']} snapshot ({meta['as_of']})",
