@@ -272,3 +272,11 @@ def test_prices_update_fetches_into_the_user_cache_and_fails_clearly_offline(cli
     code, out, err = cli("prices", "update", "--url", f"http://127.0.0.1:{server.server_port}/gone.json")
     assert code == 2 and "cannot fetch prices" in err and "offline?" in err and "Traceback" not in err
     assert (tmp_path / "toolsurvey" / "model_prices_and_context_window.json").read_bytes() == body
+
+
+def test_a_damaged_fetched_price_file_is_one_clear_error(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    (tmp_path / "toolsurvey").mkdir()
+    (tmp_path / "toolsurvey" / "model_prices_and_context_window.json").write_text("{not json")
+    code, out, err = cli("simulate", "--tool-tokens", "10", "--registry-size", "2")
+    assert code == 2 and "prices update` again, or delete" in err and "Traceback" not in err

@@ -221,7 +221,12 @@ def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
     overrides fill only what it lacks), then provider defaults for anything still missing."""
     src = litellm_source()
     if src["path"]:
-        doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+        try:
+            doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+            litellm_rows(doc, src["path"])
+        except (InputError, OSError) as e:
+            raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
+                             f"again, or delete {src['path']} to use the bundled snapshot") from None
     else:
         raw = resources.files("toolsurvey").joinpath("assumptions/" + _overrides_doc()["litellm"]["file"]).read_bytes()
         doc = json.loads(gzip.decompress(raw))
