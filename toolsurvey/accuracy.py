@@ -73,10 +73,19 @@ class AccuracyCurve:
                        success=tuple(max(1e-9, 1.0 - min(1.0, (1.0 - s) * failure)) for s in self.success),
                        source=f"{self.source}; error rates scaled x{wrong:.3g} (wrong), x{failure:.3g} (failure)")
 
+    def reading(self) -> str:
+        """How the curve is read between, below and above its points, in words."""
+        lo, hi = f"{self.visible[0]:g}", f"{self.visible[-1]:g}"
+        above = (f"the {hi}-tool values" if self.outside == "clamp" else
+                 f"the {self.visible[-2]:g}-{hi} line continued (wrong below 1, success above 0)")
+        return (f"linear between measured points; below {lo} tools the {lo}-tool values (nothing was "
+                f"measured there); above {hi} tools {above}")
+
     def as_dict(self) -> dict[str, Any]:
         return {"points": [{"visible": v, "wrong": w, "success": s}
                            for v, w, s in zip(self.visible, self.wrong, self.success, strict=True)],
-                "interpolation": "linear", "outside": self.outside, "source": self.source, "as_of": self.as_of}
+                "interpolation": "linear", "outside": self.outside, "reading": self.reading(),
+                "source": self.source, "as_of": self.as_of}
 
 
 def curve_from_mapping(doc: Mapping[str, Any], origin: str) -> AccuracyCurve:

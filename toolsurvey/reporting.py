@@ -623,8 +623,9 @@ def _method(inp: _Inputs) -> Section:
                     pts["tools_visible"] = pts["tools_visible"].astype("int64")
                 s.tables.append(Table("accuracy_curve", "Accuracy assumption: wrong tool calls and task success "
                                       "vs tools visible", pts,
-                                      note=f"Source: {curve.get('source', '')}. Between points: "
-                                           f"{curve.get('interpolation', '')}; outside: {curve.get('outside', '')}."))
+                                      note=f"Source: {curve.get('source', '')}. Read as: "
+                                           + curve.get("reading", f"{curve.get('interpolation', '')}; outside: "
+                                                                  f"{curve.get('outside', '')}") + "."))
         else:
             s.notes.append(f"Accuracy effect: {curve}.")
         rows = [{"assumption": label, "value": _plain(run.assumptions.get(k)), "field": k}

@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         write(json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n", args.output)
     else:
         curve = a["accuracy_curve"]
-        acc = curve if isinstance(curve, str) else f"{curve['source']} ({curve['outside']} outside the measured range)"
+        acc = curve if isinstance(curve, str) else f"{curve['source']} ({curve.get('reading', curve['outside'])})"
         prices = "; ".join(f"{p['model']} ${p['input']:g}/${p['output']:g} in/out per M tokens, "
                            f"cache write ${p['cache_write']:g}, read ${p['cache_read']:g} ({p['source']}, {p['as_of']})"
                            + (f" [note: {p['note']}]" if p.get("note") else "")
