@@ -10,7 +10,7 @@ def add_measure_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--render", default=None, choices=("json", "sent", "openai", "anthropic"),
                    help="how tools are turned into prompt text (default: the scenario's, else json)")
     p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings); "
-                        "with --scenario, also the model priced")
+                        "with --scenario, also the model priced; check also checks its provider's request limits")
 
 
 def measure_kwargs(args: argparse.Namespace) -> dict:
