@@ -558,9 +558,12 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     if (~out["fits"]).any():
         warns.append(f"{int((~out['fits']).sum())} scenario(s) exceed the model's context window and are not priced")
     curve = ctx.curve(base) if base.accuracy else None
-    price0 = ctx.price(base)
-    table0 = ctx.table(base, price0)
-    out.attrs["assumptions"] = {**_assumptions(base, price0, ctx.profile(base, table0), table0, curve),
+    # The first combination stands for the base (the swept fields are listed apart): the base's own
+    # model may not suit a swept setting (e.g. explicit caching swept over Gemini models).
+    first = groups[0]
+    price0 = ctx.price(first)
+    table0 = ctx.table(first, price0)
+    out.attrs["assumptions"] = {**_assumptions(first, price0, ctx.profile(first, table0), table0, curve),
                                 "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
                                 "prices": {p.model: p.as_dict() for p in {p.model: p for p in rows["prices"]}.values()}}
     out.attrs["warnings"] = warns
