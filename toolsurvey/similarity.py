@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from functools import lru_cache
 
@@ -12,7 +13,6 @@ from .errors import InputError
 from .registry import Registry, Tool
 
 PAIR_COLUMNS = ["server_a", "tool_a", "server_b", "tool_b", "score", "basis", "cluster"]
-_BLOCK = 512  # rows of the similarity matrix computed at once: bounds memory at any registry size
 
 
 def name_words(name: str) -> list[str]:
@@ -44,6 +44,8 @@ class Folder:
         self.noun = {w: g[0] for g in cfg.get("noun_synonyms", []) for w in g}
         self.qualifiers = set(cfg.get("qualifiers", []))
         self.collections = set(cfg.get("collection_words", []))
+        self.reads = set(cfg.get("read_actions", []))
+        self.wildcards = set(cfg.get("wildcard_actions", []))
 
     def word(self, w: str) -> str:
         s = _stem(w)
@@ -57,13 +59,19 @@ class Folder:
         return " ".join(self.word(w) for w in words)
 
     def action_object(self, name: str) -> tuple[str | None, str | None]:
-        """The name's verb class and the object it acts on (the last word that is not a qualifier)."""
+        """The name's verb class and the object it acts on (the last word that is not a qualifier). The
+        verb is the first or second word (`crm_search_contacts`), or else the last (`issue_read`)."""
         ws = name_words(name)
-        at = 0 if ws and _stem(ws[0]) in self.verb else (1 if len(ws) > 2 and _stem(ws[1]) in self.verb else None)
-        if at is None:
+        if ws and _stem(ws[0]) in self.verb:
+            at, rest = 0, ws[1:]
+        elif len(ws) > 2 and _stem(ws[1]) in self.verb:
+            at, rest = 1, ws[2:]
+        elif len(ws) > 1 and _stem(ws[-1]) in self.verb:
+            at, rest = len(ws) - 1, ws[:-1]
+        else:
             return None, None
         action = self.verb[_stem(ws[at])]
-        rest = [w for w in ws[at + 1:] if w not in self.qualifiers and not w.isdigit()]
+        rest = [w for w in rest if w not in self.qualifiers and not w.isdigit()]
         if not rest:
             return action, None
         raw = rest[-1]
@@ -72,64 +80,226 @@ class Folder:
             action = self.verb.get("list", action)  # get_active_alerts lists alerts
         return action, self.noun.get(_stem(raw), _stem(raw))
 
+    def read_write(self, tool: Tool, action: str | None) -> str | None:
+        """'read' or 'write': the tool's readOnlyHint annotation when it has one, else its action's class."""
+        hint = tool.annotations.get("readOnlyHint") if isinstance(getattr(tool, "annotations", None), dict) else None
+        if isinstance(hint, bool):
+            return "read" if hint else "write"
+        if action is None:
+            return None
+        return "read" if action in self.reads else "write"
 
-def similarity_matrix_blocks(texts: list[str], max_features: int = 50000):
-    """Yield (row offset, dense cosine block) of the TF-IDF vectors of `texts`, one block at a time."""
+
+# Weights of the duplicate score (logistic regression over the pair features below), fitted by
+# `bench/similarity_eval.py --fit` on the tuning half of tests/data/similarity_pairs.csv only.
+WEIGHTS = {"bias": -5.18, "cosine": 0.44, "name": 1.29, "object": 0.21, "params": 0.0, "contain": 1.52,
+           "extends": 1.47, "same_name": 3.41, "special": 3.46, "action": 0.0, "cross": 1.08}
+FEATURES = ["cosine", "name", "object", "params", "contain", "extends", "same_name", "special", "action", "cross"]
+METHODS = ("tfidf", "scored")
+NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
+_WORKING_MB = 32  # scikit-learn's working memory for the neighbour search: bounds memory at any size
+
+
+def tfidf(texts: list[str], max_features: int = 50000):
+    """L2-normalised TF-IDF rows of `texts` (scipy sparse; a dot product is the cosine), or None when
+    every text is empty or only stop words."""
     from sklearn.feature_extraction.text import TfidfVectorizer  # heavy: imported only when used
 
-    vec = TfidfVectorizer(stop_words="english", sublinear_tf=True, max_features=max_features,
-                          dtype=np.float64)
+    vec = TfidfVectorizer(stop_words="english", sublinear_tf=True, max_features=max_features, dtype=np.float64)
     try:
-        x = vec.fit_transform(texts)  # rows are L2-normalised, so a dot product is the cosine
+        return vec.fit_transform(texts)
     except ValueError:  # every text empty or only stop words: nothing can be similar
-        return
-    xt = x.T.tocsc()
-    for start in range(0, x.shape[0], _BLOCK):
-        yield start, (x[start:start + _BLOCK] @ xt).toarray()
+        return None
+
+
+def neighbours(x, k: int = NEIGHBOURS) -> set[tuple[int, int]]:
+    """Pairs (a, b), a < b, where b is among a's `k` nearest rows by cosine (or a among b's), computed
+    a slice of rows at a time (sparse top-k, never the dense n x n matrix)."""
+    from sklearn import config_context
+    from sklearn.neighbors import NearestNeighbors
+
+    n = x.shape[0]
+    if n < 2:
+        return set()
+    nn = NearestNeighbors(n_neighbors=min(k + 1, n), metric="cosine", algorithm="brute").fit(x)
+    with config_context(working_memory=_WORKING_MB):
+        dist, idx = nn.kneighbors(x)
+    out = set()
+    for a, (ds, js) in enumerate(zip(dist, idx, strict=True)):
+        for d, b in zip(ds, js, strict=True):
+            if b != a and d < 1.0 - 1e-12:  # cosine 0: nothing in common, not a neighbour
+                out.add((min(a, int(b)), max(a, int(b))))
+    return out
+
+
+def _brands(tools: list[Tool]) -> dict[str, set[str]]:
+    """Per server, the product names its descriptions keep naming (CamelCase or capitalised words
+    mid-sentence, in at least a quarter of its tools and two): the system its tools act on (GitHub, GitLab)."""
+    by: dict[str, list[Tool]] = {}
+    for t in tools:
+        by.setdefault(t.server, []).append(t)
+    out = {}
+    for server, ts in by.items():
+        counts: dict[str, int] = {}
+        for t in ts:
+            desc = t.description if isinstance(t.description, str) else ""
+            for w in set(re.findall(r"(?<=[a-z,;] )[A-Z][a-z]+\b|\b[A-Z][a-z]+[A-Z][A-Za-z]*\b", desc)):
+                counts[w] = counts.get(w, 0) + 1
+        out[server] = {w for w, n in counts.items() if n >= max(2, len(ts) / 4)}
+    return out
+
+
+def _prefixes(tools: list[Tool]) -> dict[str, set[str]]:
+    """Per server, the first name word most of its tools share (`browser_`, `slack_`): it says nothing
+    about one tool."""
+    by: dict[str, list[str]] = {}
+    for t in tools:
+        ws = name_words(t.name)
+        by.setdefault(t.server, []).append(ws[0] if len(ws) > 1 else "")
+    out = {}
+    for server, firsts in by.items():
+        counts: dict[str, int] = {}
+        for w in firsts:
+            counts[w] = counts.get(w, 0) + 1
+        out[server] = {w for w, n in counts.items() if w and len(firsts) >= 3 and n >= 0.6 * len(firsts)}
+    return out
+
+
+class _Profile:
+    """What the pair features read from one tool."""
+
+    __slots__ = ("action", "rw", "object", "core", "params", "text_lower")
+
+    def __init__(self, tool: Tool, fold: Folder, prefix: set[str]):
+        self.action, self.object = fold.action_object(tool.name)
+        self.rw = fold.read_write(tool, self.action)
+        words = [w for w in name_words(tool.name) if w not in prefix]
+        if self.action is None and words:  # a verb the classes do not know (click, unresolve): itself
+            self.action = "?" + words[0]
+        self.core = {fold.word(w) for w in words if _stem(w) not in fold.verb}
+        props = tool.input_schema.get("properties") if isinstance(tool.input_schema, dict) else None
+        self.params = {p.lower() for p in props} if isinstance(props, dict) else set()
+        self.text_lower = (tool.description if isinstance(tool.description, str) else "").lower()
+
+
+def _jaccard(a: set, b: set) -> float:
+    return len(a & b) / len(a | b) if a or b else 0.0
+
+
+def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Folder) -> dict[str, float] | None:
+    """The features of a pair, or None when the pair can never be a duplicate: one reads and the other
+    writes, or their actions differ (get vs list, update vs delete; a `write`/`manage` name stands for
+    any write action)."""
+    if p.rw and q.rw and p.rw != q.rw:
+        return None
+    writes = "write" in (p.rw, q.rw)
+    if p.action and q.action and p.action != q.action and not (writes and {p.action, q.action} & fold.wildcards):
+        return None
+    small, large = sorted((p.params, q.params), key=len)
+    short, long_ = sorted((p.core, q.core), key=len)
+    return {"cosine": cosine, "name": _jaccard(p.core, q.core),
+            "object": float(p.object is not None and p.object == q.object),
+            "params": _jaccard(p.params, q.params),
+            "contain": len(small & large) / len(small) if small else 0.0,
+            # a write tool whose name extends the other's (update_pr_title vs update_pr): a special case of it
+            "extends": float(writes and bool(short) and short < long_),
+            "same_name": float(bool(short) and short == long_),
+            "special": float(writes and bool(short) and short < long_ and bool(small) and small <= large),
+            "action": float(p.action is not None and p.action == q.action), "cross": float(cross)}
+
+
+def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> float:
+    """Logistic duplicate score in 0..1 of a pair's features."""
+    z = weights["bias"] + sum(weights[f] * features[f] for f in FEATURES)
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
+                 k: int = NEIGHBOURS) -> list[tuple[int, int, dict[str, float] | None]]:
+    """Every candidate pair (a, b) of `reg.tools` with its features (None: vetoed): each tool's `k`
+    nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus tools that
+    share action and object, and tools of the same name on different servers."""
+    cfg = config or {}
+    fold = Folder(cfg)
+    tools = reg.tools
+    prefixes, brands = _prefixes(tools), _brands(tools)
+    prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
+    x = tfidf([fold.text(t) for t in tools], max_features)
+    cands = neighbours(x, k) if x is not None else set()
+    blocks: dict[tuple, list[int]] = {}
+    for i, (t, p) in enumerate(zip(tools, prof, strict=True)):
+        if p.action is not None and p.object is not None:
+            blocks.setdefault(("ao", p.action, p.object), []).append(i)
+        blocks.setdefault(("name", t.name), []).append(i)
+    for members in blocks.values():
+        cands.update((a, b) for n, a in enumerate(members) for b in members[n + 1:])
+    pairs = sorted(cands)
+    if not pairs:
+        return []
+    a_idx, b_idx = (np.fromiter((p[i] for p in pairs), dtype=np.int64, count=len(pairs)) for i in (0, 1))
+    cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
+           else np.zeros(len(pairs)))
+    out = []
+    for (a, b), c in zip(pairs, cos, strict=True):
+        ta, tb = tools[a], tools[b]
+        cross = ta.server != tb.server
+        if cross and _other_system(ta.server, tb.server, brands, prof[a], prof[b]):
+            out.append((a, b, None))
+            continue
+        out.append((a, b, pair_features(prof[a], prof[b], min(float(c), 1.0), cross, fold)))
+    return out
+
+
+def _other_system(sa: str, sb: str, brands: dict[str, set[str]], p: _Profile, q: _Profile) -> bool:
+    """Two servers whose descriptions name different products (GitHub vs GitLab) act on different systems."""
+    ba, bb = brands[sa], brands[sb]
+    return bool(ba and bb and not ba & bb and not any(w.lower() in q.text_lower for w in ba)
+                and not any(w.lower() in p.text_lower for w in bb))
 
 
 def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfidf", config: dict | None = None,
                   max_features: int = 50000) -> pd.DataFrame:
-    """Pairs of tools that do the same action and either act on the same object or have descriptions
-    whose TF-IDF cosine is at least `threshold`, with a cluster id per group of tools all paired with
-    each other (0: the pair's tools ended up in different clusters; see `_components`).
+    """Pairs of tools that look like near-duplicates, with a cluster id per group of tools all paired
+    with each other (0: the pair's tools ended up in different clusters; see `_components`).
 
+    Candidates are each tool's nearest TF-IDF neighbours (sparse top-k, `neighbours`) plus tools that
+    share action and object or name. Never paired: a read tool with a write tool, different actions,
+    tools of servers that name different products (GitHub vs GitLab). `method`:
+    - "tfidf": same action and either the same object or a TF-IDF cosine of the folded name words +
+      first description sentence >= `threshold` (score: that cosine);
+    - "scored": `score` of `pair_features` >= `threshold` (weights fitted on labelled real pairs).
+    bench/similarity_eval.py prints the precision and recall of both.
     `config` is the `[similarity]` table of the audit config (verb classes, synonyms, qualifiers).
     Raises InputError for an unknown method or a threshold outside 0..1.
     """
-    if method != "tfidf":
-        raise InputError(f"unknown similarity method {method!r}; expected 'tfidf'")
+    if method not in METHODS:
+        raise InputError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
-    fold = Folder(config or {})
+    cfg = config or {}
     tools = reg.tools
-    ao = [fold.action_object(t.name) for t in tools]
-    by_ao: dict[tuple, list[int]] = {}
-    for i, (a, o) in enumerate(ao):
-        if a is not None and o is not None:
-            by_ao.setdefault((a, o), []).append(i)
     found: dict[tuple[int, int], tuple[float, str]] = {}
-    for start, block in similarity_matrix_blocks([fold.text(t) for t in tools], max_features):
-        for i, j in zip(*np.nonzero(block >= threshold - 1e-12), strict=True):
-            a, b = start + int(i), int(j)
-            if b > a and ao[a][0] == ao[b][0]:
-                found[(a, b)] = (round(float(block[i, j]), 4), "similar description")
-        for members in by_ao.values():  # same action and object, whatever the descriptions say
-            for a in members:
-                if start <= a < start + _BLOCK:
-                    for b in members:
-                        if b > a:
-                            found[(a, b)] = (round(float(block[a - start, b]), 4), "same action and object")
+    for a, b, f in scored_pairs(reg, cfg, max_features):
+        if f is None:
+            continue
+        same = bool(f["object"] and f["action"])
+        if method == "scored":
+            s = score(f)
+            hit = s >= threshold - 1e-12
+        else:  # same action and object, or same action and similar wording
+            s = f["cosine"]
+            hit = bool(f["action"]) and (same or s >= threshold - 1e-12)
+        if hit:
+            found[(a, b)] = (round(s, 4), "same action and object" if same else "similar description")
     rows = sorted(found.items())
-    # same action and object binds harder than similar wording, then higher score first
     labels = _components(len(tools), {k: (v[1] == "same action and object", v[0]) for k, v in rows})
     out = pd.DataFrame(
         [(tools[a].server, tools[a].name, tools[b].server, tools[b].name, s, basis,
           labels[a] if labels[a] == labels[b] else 0) for (a, b), (s, basis) in rows], columns=PAIR_COLUMNS)
     out = out.sort_values(["cluster", "score", "server_a", "tool_a", "server_b", "tool_b"],
                           ascending=[True, False, True, True, True, True], kind="stable")
-    out.attrs.update(method="same verb class and object, or TF-IDF cosine (scikit-learn, sublinear tf, "
-                            "English stop words) of folded name words + first description sentence",
+    out.attrs.update(method="logistic score of TF-IDF cosine (folded name + first sentence), name words, "
+                            "object, parameters and action, over sparse top-k neighbours",
                      threshold=threshold)
     return out.reset_index(drop=True)
 

@@ -1,0 +1,110 @@
+"""Precision and recall of near-duplicate detection (`similar_pairs`) on a labelled set of real MCP
+tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md).
+
+    .venv/bin/python bench/similarity_eval.py [--threshold 0.55] [--fit]
+
+The score's weights were fitted on the pairs marked `tune`; the figures that count are the `test`
+half's, which played no part in fitting or in choosing the threshold. `--fit` refits on `tune` and
+prints the weights (to paste into toolsurvey/similarity.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from toolsurvey.auditing import load_config  # noqa: E402
+from toolsurvey.formats import load  # noqa: E402
+from toolsurvey.similarity import FEATURES, METHODS, scored_pairs, similar_pairs  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+
+
+def labelled() -> list[dict]:
+    with open(DATA / "similarity_pairs.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def key(sa, ta, sb, tb) -> frozenset:
+    return frozenset(((sa, ta), (sb, tb)))
+
+
+def evaluate(threshold: float, method: str) -> dict[str, tuple[int, int, int]]:
+    """(true positives, false positives, false negatives) per split, of similar_pairs on the labelled pairs."""
+    reg = load(DATA / "similarity_pairs.tools.json")
+    cfg = load_config()["similarity"]
+    found = {key(r.server_a, r.tool_a, r.server_b, r.tool_b)
+             for r in similar_pairs(reg, threshold=threshold, method=method, config=cfg).itertuples(index=False)}
+    out = {}
+    for r in labelled():
+        hit = key(r["server_a"], r["tool_a"], r["server_b"], r["tool_b"]) in found
+        dup = r["duplicate"] == "1"
+        tp, fp, fn = out.get(r["split"], (0, 0, 0))
+        out[r["split"]] = (tp + (hit and dup), fp + (hit and not dup), fn + (dup and not hit))
+    return out
+
+
+def fit() -> dict[str, float]:
+    """Logistic regression of the pair features on the `tune` pairs that survive the vetoes."""
+    reg = load(DATA / "similarity_pairs.tools.json")
+    index = {(t.server, t.name): i for i, t in enumerate(reg.tools)}
+    feats = {(a, b): f for a, b, f in scored_pairs(reg, load_config()["similarity"]) if f is not None}
+    xs, ys = [], []
+    for r in labelled():
+        if r["split"] != "tune":
+            continue
+        a, b = sorted((index[(r["server_a"], r["tool_a"])], index[(r["server_b"], r["tool_b"])]))
+        if (a, b) in feats:
+            xs.append([feats[(a, b)][f] for f in FEATURES])
+            ys.append(int(r["duplicate"]))
+    return _nonnegative_logistic(np.array(xs), np.array(ys))
+
+
+def _nonnegative_logistic(x, y, l2: float = 0.1) -> dict[str, float]:
+    """Logistic regression with every feature weight >= 0 (more of any signal never lowers the score),
+    by L-BFGS-B on the L2-penalised log loss."""
+    from scipy.optimize import minimize
+
+    def loss(w):
+        z = w[0] + x @ w[1:]
+        p = 1 / (1 + np.exp(-z))
+        g = p - y
+        return (np.logaddexp(0, z) - y * z).sum() + l2 * (w[1:] @ w[1:]), \
+            np.concatenate([[g.sum()], x.T @ g + 2 * l2 * w[1:]])
+
+    bounds = [(None, None)] + [(0, None)] * x.shape[1]
+    w = minimize(loss, np.zeros(x.shape[1] + 1), jac=True, method="L-BFGS-B", bounds=bounds).x
+    return {"bias": round(float(w[0]), 2), **{f: round(float(v), 2) for f, v in zip(FEATURES, w[1:], strict=True)}}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threshold", type=float, default=load_config()["similarity"]["threshold"])
+    ap.add_argument("--fit", action="store_true", help="refit the weights on the tune half and print them")
+    a = ap.parse_args(argv)
+    if a.fit:
+        print("WEIGHTS =", fit())
+        return 0
+    rows = labelled()
+    print(f"labelled pairs: {len(rows)} ({sum(r['duplicate'] == '1' for r in rows)} duplicates); "
+          "goal: precision >= 0.9 at recall >= 0.7")
+    for method in METHODS:
+        res = evaluate(a.threshold, method)
+        for split in ("tune", "test"):
+            tp, fp, fn = res[split]
+            note = ("weights fitted on these pairs" if split == "tune"
+                    else "held out: not used for fitting, features or the threshold")
+            print(f"{method:6} threshold {a.threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
+                  f"recall {tp / max(tp + fn, 1):.3f}  (tp {tp}, fp {fp}, fn {fn}; {note})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
