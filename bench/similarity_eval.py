@@ -1,17 +1,20 @@
 """Precision and recall of near-duplicate detection (`similar_pairs`) on a labelled set of real MCP
 tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md).
 
-    .venv/bin/python bench/similarity_eval.py [--threshold 0.55] [--fit]
+    .venv/bin/python bench/similarity_eval.py [--threshold 0.55] [--fit] [--memory 20000]
 
 The score's weights were fitted on the pairs marked `tune`; the figures that count are the `test`
 half's, which played no part in fitting or in choosing the threshold. `--fit` refits on `tune` and
-prints the weights (to paste into toolsurvey/similarity.py).
+prints the weights (to paste into toolsurvey/similarity.py). `--memory N` also prints the peak memory
+of similar_pairs on N synthetic tools shaped like bench/audit.py's (goal at 20,000: under 300 MB), each
+method in a fresh process: the rise of its peak resident set over the process after imports.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,10 +87,33 @@ def _nonnegative_logistic(x, y, l2: float = 0.1) -> dict[str, float]:
     return {"bias": round(float(w[0]), 2), **{f: round(float(v), 2) for f, v in zip(FEATURES, w[1:], strict=True)}}
 
 
+MEMORY_CHILD = """
+import resource, sys
+sys.path[:0] = [{root!r}, {bench!r}]
+from audit import registry
+from toolsurvey.auditing import load_config
+from toolsurvey.similarity import similar_pairs
+cfg = load_config()["similarity"]
+reg = registry({n}, 1)
+similar_pairs(registry(50, 2), config=cfg)  # imports and first-use allocations outside the measure
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+pairs = similar_pairs(reg, threshold=cfg["threshold"], method={method!r}, config=cfg)
+print(len(pairs), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+"""
+
+
+def peak_memory(n: int, method: str) -> tuple[int, float]:
+    """(pairs found, MiB the peak resident set rose by) of similar_pairs on n tools, in a fresh process."""
+    code = MEMORY_CHILD.format(root=str(ROOT), bench=str(ROOT / "bench"), n=n, method=method)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), float(out[1])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threshold", type=float, default=load_config()["similarity"]["threshold"])
     ap.add_argument("--fit", action="store_true", help="refit the weights on the tune half and print them")
+    ap.add_argument("--memory", type=int, default=0, metavar="N", help="also measure peak memory at N tools")
     a = ap.parse_args(argv)
     if a.fit:
         print("WEIGHTS =", fit())
@@ -103,6 +129,9 @@ def main(argv=None) -> int:
                     else "held out: not used for fitting, features or the threshold")
             print(f"{method:6} threshold {a.threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
                   f"recall {tp / max(tp + fn, 1):.3f}  (tp {tp}, fp {fp}, fn {fn}; {note})")
+    for method in METHODS if a.memory else ():
+        pairs, mib = peak_memory(a.memory, method)
+        print(f"{method:6} {a.memory:,} tools: peak memory of similar_pairs {mib:.0f} MiB ({pairs:,} pairs; goal < 300 MB)")
     return 0
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
+from collections.abc import Iterator
 from functools import lru_cache
 
 import numpy as np
@@ -97,7 +99,8 @@ WEIGHTS = {"bias": -5.18, "cosine": 0.44, "name": 1.29, "object": 0.21, "params"
 FEATURES = ["cosine", "name", "object", "params", "contain", "extends", "same_name", "special", "action", "cross"]
 METHODS = ("tfidf", "scored")
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
-_WORKING_MB = 32  # scikit-learn's working memory for the neighbour search: bounds memory at any size
+_CHUNK = 20000  # candidate pairs scored at once
+_WORKING_MB = 8  # scikit-learn's working memory for the neighbour search: bounds memory at any size
 
 
 def tfidf(texts: list[str], max_features: int = 50000):
@@ -112,24 +115,23 @@ def tfidf(texts: list[str], max_features: int = 50000):
         return None
 
 
-def neighbours(x, k: int = NEIGHBOURS) -> set[tuple[int, int]]:
-    """Pairs (a, b), a < b, where b is among a's `k` nearest rows by cosine (or a among b's), computed
-    a slice of rows at a time (sparse top-k, never the dense n x n matrix)."""
+def neighbours(x, k: int = NEIGHBOURS) -> np.ndarray:
+    """Pairs a < b where b is among a's `k` nearest rows by cosine (or a among b's), as sorted unique
+    codes a * n + b, computed a slice of rows at a time (sparse top-k, never the dense n x n matrix)."""
     from sklearn import config_context
     from sklearn.neighbors import NearestNeighbors
 
     n = x.shape[0]
     if n < 2:
-        return set()
+        return np.zeros(0, dtype=np.int64)
     nn = NearestNeighbors(n_neighbors=min(k + 1, n), metric="cosine", algorithm="brute").fit(x)
     with config_context(working_memory=_WORKING_MB):
         dist, idx = nn.kneighbors(x)
-    out = set()
-    for a, (ds, js) in enumerate(zip(dist, idx, strict=True)):
-        for d, b in zip(ds, js, strict=True):
-            if b != a and d < 1.0 - 1e-12:  # cosine 0: nothing in common, not a neighbour
-                out.add((min(a, int(b)), max(a, int(b))))
-    return out
+    a = np.repeat(np.arange(n, dtype=np.int64), idx.shape[1])
+    b = idx.ravel().astype(np.int64)
+    keep = (a != b) & (dist.ravel() < 1.0 - 1e-12)  # cosine 0: nothing in common, not a neighbour
+    a, b = a[keep], b[keep]
+    return np.unique(np.minimum(a, b) * n + np.maximum(a, b))
 
 
 def _brands(tools: list[Tool]) -> dict[str, set[str]]:
@@ -215,39 +217,40 @@ def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> fl
 
 
 def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
-                 k: int = NEIGHBOURS) -> list[tuple[int, int, dict[str, float] | None]]:
-    """Every candidate pair (a, b) of `reg.tools` with its features (None: vetoed): each tool's `k`
-    nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus tools that
-    share action and object, and tools of the same name on different servers."""
+                 k: int = NEIGHBOURS) -> Iterator[tuple[int, int, dict[str, float] | None]]:
+    """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
+    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus
+    tools that share action and object, and tools of the same name. Yielded a slice at a time."""
     cfg = config or {}
     fold = Folder(cfg)
     tools = reg.tools
+    n = len(tools)
     prefixes, brands = _prefixes(tools), _brands(tools)
     prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
     x = tfidf([fold.text(t) for t in tools], max_features)
-    cands = neighbours(x, k) if x is not None else set()
+    codes = [neighbours(x, k)] if x is not None else []
     blocks: dict[tuple, list[int]] = {}
     for i, (t, p) in enumerate(zip(tools, prof, strict=True)):
         if p.action is not None and p.object is not None:
             blocks.setdefault(("ao", p.action, p.object), []).append(i)
         blocks.setdefault(("name", t.name), []).append(i)
-    for members in blocks.values():
-        cands.update((a, b) for n, a in enumerate(members) for b in members[n + 1:])
-    pairs = sorted(cands)
-    if not pairs:
-        return []
-    a_idx, b_idx = (np.fromiter((p[i] for p in pairs), dtype=np.int64, count=len(pairs)) for i in (0, 1))
-    cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
-           else np.zeros(len(pairs)))
-    out = []
-    for (a, b), c in zip(pairs, cos, strict=True):
-        ta, tb = tools[a], tools[b]
-        cross = ta.server != tb.server
-        if cross and _other_system(ta.server, tb.server, brands, prof[a], prof[b]):
-            out.append((a, b, None))
-            continue
-        out.append((a, b, pair_features(prof[a], prof[b], min(float(c), 1.0), cross, fold)))
-    return out
+    for m in blocks.values():
+        if len(m) > 1:
+            a, b = np.triu_indices(len(m), 1)
+            codes.append(np.asarray(m, dtype=np.int64)[a] * n + np.asarray(m, dtype=np.int64)[b])
+    if not codes:
+        return
+    codes = np.unique(np.concatenate(codes))
+    for start in range(0, len(codes), _CHUNK):
+        a_idx, b_idx = np.divmod(codes[start:start + _CHUNK], n)
+        cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
+               else np.zeros(len(a_idx)))
+        for a, b, c in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), strict=True):
+            cross = tools[a].server != tools[b].server
+            if cross and _other_system(tools[a].server, tools[b].server, brands, prof[a], prof[b]):
+                yield a, b, None
+            else:
+                yield a, b, pair_features(prof[a], prof[b], min(c, 1.0), cross, fold)
 
 
 def _other_system(sa: str, sb: str, brands: dict[str, set[str]], p: _Profile, q: _Profile) -> bool:
@@ -276,49 +279,54 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfid
         raise InputError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
-    cfg = config or {}
     tools = reg.tools
-    found: dict[tuple[int, int], tuple[float, str]] = {}
-    for a, b, f in scored_pairs(reg, cfg, max_features):
+    hits_a, hits_b, scores, same = array("q"), array("q"), array("d"), bytearray()
+    for a, b, f in scored_pairs(reg, config, max_features):
         if f is None:
             continue
-        same = bool(f["object"] and f["action"])
+        both = bool(f["object"] and f["action"])
         if method == "scored":
             s = score(f)
             hit = s >= threshold - 1e-12
         else:  # same action and object, or same action and similar wording
             s = f["cosine"]
-            hit = bool(f["action"]) and (same or s >= threshold - 1e-12)
+            hit = bool(f["action"]) and (both or s >= threshold - 1e-12)
         if hit:
-            found[(a, b)] = (round(s, 4), "same action and object" if same else "similar description")
-    rows = sorted(found.items())
-    labels = _components(len(tools), {k: (v[1] == "same action and object", v[0]) for k, v in rows})
-    out = pd.DataFrame(
-        [(tools[a].server, tools[a].name, tools[b].server, tools[b].name, s, basis,
-          labels[a] if labels[a] == labels[b] else 0) for (a, b), (s, basis) in rows], columns=PAIR_COLUMNS)
+            hits_a.append(a), hits_b.append(b), scores.append(round(s, 4)), same.append(both)
+    a, b = np.frombuffer(hits_a, dtype=np.int64), np.frombuffer(hits_b, dtype=np.int64)
+    sc, sm = np.frombuffer(scores, dtype=np.float64), np.frombuffer(bytes(same), dtype=np.uint8).astype(bool)
+    labels = np.asarray(_components(len(tools), a, b, sm, sc), dtype=np.int64)
+    servers = np.array([t.server for t in tools] or [""], dtype=object)
+    names = np.array([t.name for t in tools] or [""], dtype=object)
+    out = pd.DataFrame({"server_a": servers[a], "tool_a": names[a], "server_b": servers[b], "tool_b": names[b],
+                        "score": sc, "basis": np.where(sm, "same action and object", "similar description"),
+                        "cluster": np.where(labels[a] == labels[b], labels[a], 0) if len(a) else labels[a]},
+                       columns=PAIR_COLUMNS)
+    out["basis"] = out["basis"].astype(object)
     out = out.sort_values(["cluster", "score", "server_a", "tool_a", "server_b", "tool_b"],
                           ascending=[True, False, True, True, True, True], kind="stable")
-    out.attrs.update(method="logistic score of TF-IDF cosine (folded name + first sentence), name words, "
-                            "object, parameters and action, over sparse top-k neighbours",
-                     threshold=threshold)
+    out.attrs.update(method=f"{method}: see toolsurvey.similarity.similar_pairs", threshold=threshold)
     return out.reset_index(drop=True)
 
 
-def _components(n: int, edges: dict[tuple[int, int], tuple]) -> list[int]:
-    """Cluster label of each node (0: in no cluster). Pairs join in order of falling strength, and two
-    groups merge only when every member of one is paired with every member of the other, so a chain
-    a~b~c never puts a and c together unless they are similar themselves."""
-    group = {i: {i} for i in range(n)}
-    for (a, b), _ in sorted(edges.items(), key=lambda kv: (tuple(-x for x in kv[1]), kv[0])):
-        ga, gb = group[a], group[b]
-        if ga is gb or not all((min(x, y), max(x, y)) in edges for x in ga for y in gb):
+def _components(n: int, a: np.ndarray, b: np.ndarray, same: np.ndarray, score: np.ndarray) -> list[int]:
+    """Cluster label of each of n nodes given pairs a[i] < b[i] (0: in no cluster). Pairs join in order of
+    falling strength (same action and object first, then score), and two groups merge only when every
+    member of one is paired with every member of the other, so a chain a~b~c never puts a and c
+    together unless they are similar themselves."""
+    edges = set((a * n + b).tolist())
+    group: dict[int, set[int]] = {}
+    for k in np.lexsort((b, a, -score, ~same)).tolist():
+        x, y = int(a[k]), int(b[k])
+        ga, gb = group.get(x, {x}), group.get(y, {y})
+        if ga is gb or not all(min(p, q) * n + max(p, q) in edges for p in ga for q in gb):
             continue
         merged = ga | gb
         for i in merged:
             group[i] = merged
-    firsts = sorted({min(g) for g in group.values() if len(g) > 1})
+    firsts = sorted({min(g) for g in group.values()})
     number = {f: k + 1 for k, f in enumerate(firsts)}
-    return [number.get(min(group[i]), 0) if len(group[i]) > 1 else 0 for i in range(n)]
+    return [number[min(group[i])] if i in group else 0 for i in range(n)]
 
 
 def clusters(pairs: pd.DataFrame) -> list[list[tuple[str, str]]]:
