@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from toolsurvey.auditing import load_config  # noqa: E402
 from toolsurvey.formats import load  # noqa: E402
-from toolsurvey.similarity import FEATURES, METHODS, scored_pairs, similar_pairs  # noqa: E402
+from toolsurvey.similarity import FEATURES, METHODS, score, scored_pairs, similar_pairs  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 
@@ -51,6 +51,25 @@ def evaluate(threshold: float, method: str) -> dict[str, tuple[int, int, int]]:
         dup = r["duplicate"] == "1"
         tp, fp, fn = out.get(r["split"], (0, 0, 0))
         out[r["split"]] = (tp + (hit and dup), fp + (hit and not dup), fn + (dup and not hit))
+    return out
+
+
+def missed(split: str, threshold: float = 0.55) -> dict[str, int]:
+    """Why the `scored` method misses the duplicates of a split: never a candidate, vetoed, or scored low."""
+    reg = load(DATA / "similarity_pairs.tools.json")
+    index = {(t.server, t.name): i for i, t in enumerate(reg.tools)}
+    feats = {(a, b): f for a, b, f in scored_pairs(reg, load_config()["similarity"])}
+    out = {"not a candidate": 0, "vetoed (read/write, action or product differs)": 0, "scored below threshold": 0}
+    for r in labelled():
+        if r["split"] != split or r["duplicate"] != "1":
+            continue
+        pair = tuple(sorted((index[(r["server_a"], r["tool_a"])], index[(r["server_b"], r["tool_b"])])))
+        if pair not in feats:
+            out["not a candidate"] += 1
+        elif feats[pair] is None:
+            out["vetoed (read/write, action or product differs)"] += 1
+        elif score(feats[pair]) < threshold:
+            out["scored below threshold"] += 1
     return out
 
 
@@ -125,10 +144,11 @@ def main(argv=None) -> int:
         res = evaluate(a.threshold, method)
         for split in ("tune", "test"):
             tp, fp, fn = res[split]
-            note = ("weights fitted on these pairs" if split == "tune"
+            note = ("used to fit the weights and design the features" if split == "tune"
                     else "held out: not used for fitting, features or the threshold")
             print(f"{method:6} threshold {a.threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
                   f"recall {tp / max(tp + fn, 1):.3f}  (tp {tp}, fp {fp}, fn {fn}; {note})")
+    print("scored, held-out duplicates missed:", ", ".join(f"{n} {why}" for why, n in missed("test", a.threshold).items()))
     for method in METHODS if a.memory else ():
         pairs, mib = peak_memory(a.memory, method)
         print(f"{method:6} {a.memory:,} tools: peak memory of similar_pairs {mib:.0f} MiB ({pairs:,} pairs; goal < 300 MB)")
