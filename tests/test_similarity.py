@@ -172,3 +172,35 @@ print(len(pairs), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) 
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout.split()
     assert int(out[0]) > 100_000  # the registry does have many pairs to hold
     assert float(out[1]) < 300
+
+
+def test_scored_pairs_a_general_update_with_its_special_cases_only():
+    ids = {"owner": {"type": "string"}, "repo": {"type": "string"}, "number": {"type": "integer"}}
+
+    def tool(name, desc, *fields):
+        props = {**ids, **{f: {"type": "string"} for f in fields}}
+        return Tool(name, desc, {"type": "object", "properties": props}, annotations={"readOnlyHint": False})
+
+    r = Registry.from_tools([
+        tool("update_pull_request", "Update an existing pull request: title, body, state or base.",
+             "title", "body", "state", "base"),
+        tool("update_pull_request_title", "Update the title of an existing pull request.", "title"),
+        tool("update_pull_request_body", "Update the body of an existing pull request.", "body"),
+    ])
+    p = similar_pairs(r, method="scored", config=CFG)
+    assert {frozenset((a, b)) for a, b in zip(p["tool_a"], p["tool_b"], strict=True)} == {
+        frozenset(("update_pull_request", "update_pull_request_title")),
+        frozenset(("update_pull_request", "update_pull_request_body"))}
+    assert (p["score"] >= 0.55).all() and (p["score"] <= 1).all()
+
+
+def test_audit_can_use_the_scored_method():
+    from toolsurvey.auditing import audit
+
+    r = Registry.from_tools([
+        Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="a"),
+        Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="b"),
+        Tool("set_config_value", "Set one configuration value by key.", {"type": "object"}, server="a"),
+    ])
+    f = audit(r, rules=["overlap"], config={"similarity": {"method": "scored"}})
+    assert list(f["tool"]) == ["get_config"] and "b/get_config" in f["evidence"][0]
