@@ -1,4 +1,5 @@
-"""Near-duplicate tools: deterministic TF-IDF cosine similarity of names and descriptions, clustered."""
+"""Near-duplicate tools: candidates by sparse TF-IDF nearest neighbours, kept by a rule (same action and
+object, or similar wording) or a fitted score, never read vs write; clustered."""
 
 from __future__ import annotations
 
@@ -92,8 +93,9 @@ class Folder:
         return "read" if action in self.reads else "write"
 
 
-# Weights of the duplicate score (logistic regression over the pair features below), fitted by
-# `bench/similarity_eval.py --fit` on the tuning half of tests/data/similarity_pairs.csv only.
+# Weights of the "scored" method's duplicate score (logistic regression over the pair features below,
+# every weight >= 0), fitted by `bench/similarity_eval.py --fit` on the `tune` half of
+# tests/data/similarity_pairs.csv only.
 WEIGHTS = {"bias": -5.18, "cosine": 0.44, "name": 1.29, "object": 0.21, "params": 0.0, "contain": 1.52,
            "extends": 1.47, "same_name": 3.41, "special": 3.46, "action": 0.0, "cross": 1.08}
 FEATURES = ["cosine", "name", "object", "params", "contain", "extends", "same_name", "special", "action", "cross"]
@@ -300,7 +302,7 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfid
     names = np.array([t.name for t in tools] or [""], dtype=object)
     out = pd.DataFrame({"server_a": servers[a], "tool_a": names[a], "server_b": servers[b], "tool_b": names[b],
                         "score": sc, "basis": np.where(sm, "same action and object", "similar description"),
-                        "cluster": np.where(labels[a] == labels[b], labels[a], 0) if len(a) else labels[a]},
+                        "cluster": np.where(labels[a] == labels[b], labels[a], 0)},
                        columns=PAIR_COLUMNS)
     out["basis"] = out["basis"].astype(object)
     out = out.sort_values(["cluster", "score", "server_a", "tool_a", "server_b", "tool_b"],
