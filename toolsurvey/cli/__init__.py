@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 from ..errors import ToolsurveyError
@@ -34,12 +35,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so temporary files and servers are cleaned up."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+def _on_termination(handler) -> dict:
+    """Install `handler` for SIGTERM and SIGHUP (main thread only); returns the previous handlers."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    sigs = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    return {s: signal.signal(s, handler) for s in sigs}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    previous = _on_termination(_terminate)
     try:
         return int(args._run(args) or 0)
+    except Terminated as e:
+        print(f"toolsurvey: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except ToolsurveyError as e:
         print(f"toolsurvey {args.command}: error: {e}", file=sys.stderr)
         return 2
@@ -55,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"toolsurvey {args.command}: internal error: {type(e).__name__}: {e} "
               "(set TOOLSURVEY_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return 3
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def entry() -> None:

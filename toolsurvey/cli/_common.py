@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._io import atomic_write, spreadsheet_safe
+from .._io import STDOUT, atomic_write, spreadsheet_safe
 from ..errors import InputError
 
 FORMATS_OUT = ("table", "csv", "json")
@@ -44,7 +44,8 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
 
 
 def add_output_file_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (atomically; devices, FIFOs and - are written through) instead of standard output")
 
 
 def _cell(v: Any, col: str) -> str:
@@ -87,7 +88,7 @@ def write(text: str, output: str | None) -> None:
     """Write `text` to `output` atomically, or to standard output; raises InputError if it cannot."""
     # Lone surrogates (from JSON escapes like "\\ud800" in third-party text) cannot be encoded as UTF-8.
     text = text.encode("utf-8", "replace").decode("utf-8")
-    if output:
+    if output and output != STDOUT:
         try:
             atomic_write(output, text)
         except OSError as e:
