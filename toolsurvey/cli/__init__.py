@@ -31,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     for name, mod in _commands().items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
         mod.configure(p)
+        p.add_argument("--max-input-bytes", type=_byte_count, default=None, metavar="N",
+                       help="refuse an input file (registry, usage log, scenario, config) larger than this "
+                            "(default: 128 MiB; accepts K, M, G suffixes)")
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -57,13 +60,29 @@ def _on_termination(handler) -> dict:
     return {s: signal.signal(s, handler) for s in sigs}
 
 
+def _byte_count(text: str) -> int:
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    t = text.strip().lower().removesuffix("ib").removesuffix("b")
+    scale = units.get(t[-1:], 1)
+    try:
+        n = int(t[:-1] if scale > 1 else t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a byte count such as 1000000 or 256M, found {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive byte count, found {text!r}")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ..formats import MAX_INPUT_BYTES, input_limit
+
     previous = _on_termination(_terminate)
     try:
-        return int(args._run(args) or 0)
+        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES):
+            return int(args._run(args) or 0)
     except Terminated as e:
         print(f"toolsurvey: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
         return 128 + e.signum
