@@ -81,6 +81,19 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def check_url(url: str, where: str = "URL") -> str:
+    """`url` if it is a usable http(s) URL; raises InputError saying what is wrong, without echoing it
+    (it may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
+    except ValueError as e:
+        raise InputError(f"{where} is not a valid URL ({e}); expected http(s)://host[:port]/path") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InputError(f"{where} is not a valid URL (no host); expected http(s)://host[:port]/path")
+    return url
+
+
 def is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
@@ -110,6 +123,7 @@ def spec_for(target: str | list[str] | tuple[str, ...], *, name: str | None = No
     if not isinstance(target, str) and len(target) == 1 and is_url(str(target[0])):
         target = str(target[0])
     if isinstance(target, str) and is_url(target):
+        check_url(target, "the target")
         return ServerSpec(name or name_for(target), url=target, headers=headers, secrets=secrets)
     words = shlex.split(target) if isinstance(target, str) else [str(w) for w in target]
     if not words:
@@ -187,7 +201,7 @@ def _entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str]) -
             raise InputError(f"{where}: unknown type {kind!r} for a URL; expected 'http'")
         headers = {expand(k, "header name"): expand(v, f"header {k!r}")
                    for k, v in _mapping(entry, "headers", where).items()}
-        url = expand(entry["url"], "url")
+        url = check_url(expand(entry["url"], "url"), f"{where} url")
         return ServerSpec(name, url=url, headers=headers, shown={"url": entry["url"]},
                           secrets=tuple(headers.values()) + tuple(used))
     if "command" not in entry:

@@ -46,6 +46,7 @@ class _Trace:
     junk: list[str] = field(default_factory=list)
     http: list[tuple[int, str, str]] = field(default_factory=list)  # (status, reason, content-type)
     reaped: int = 0  # leftover processes killed after the session ended
+    refused: list[str] = field(default_factory=list)  # HTTP bodies over the size cap
 
 
 # --- public API ---------------------------------------------------------------------------------
@@ -288,8 +289,11 @@ async def _http_transport(spec: ServerSpec, trace: _Trace, connect_timeout: floa
             trace.http.append((response.status_code, response.reason_phrase,
                                response.headers.get("content-type", "")))
 
+    from ._http import MAX_DISCOVERY_BYTES, capped_transport
+
     timeout = httpx2.Timeout(connect_timeout, read=max(connect_timeout, 60.0))
-    async with httpx2.AsyncClient(headers=spec.headers, timeout=timeout,
+    transport = capped_transport(httpx2.AsyncHTTPTransport(), MAX_DISCOVERY_BYTES, trace.refused.append)
+    async with httpx2.AsyncClient(headers=spec.headers, timeout=timeout, transport=transport,
                                   event_hooks={"response": [record]}) as client:
         async with streamable_http_client(spec.url, http_client=client) as streams:
             yield streams
@@ -380,6 +384,8 @@ def _explain(e: BaseException, spec: ServerSpec, step: str, limit: float, trace:
     extra = f"; its stderr ends with: {stderr}" if stderr else ""
     if trace.junk:
         extra += f"; it printed non-JSON on stdout: {_clip(trace.junk[0])}"
+    if trace.refused:
+        return f"{where}: {trace.refused[0]}"
     http = _http_problem(trace, bool(spec.headers))
     if http:
         return f"{where}: {http}"
