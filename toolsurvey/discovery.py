@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -16,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ._mcp_config import ServerSpec, read_config, redact_url, scrub, spec_for
+from ._procs import Reaper, StderrRing, kill_session
 from .errors import InputError, ToolsurveyError
 from .registry import Registry, Server
 
@@ -26,6 +26,7 @@ DEFAULT_CONCURRENCY = 16  # servers started at once; a 40-server config should n
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept as a tool name
 PREFIXES = {"claude-code": "mcp__{server}__{tool}"}  # clients whose namespacing is documented
 _STDERR_TAIL = 600  # characters of a failed server's stderr quoted in its error
+_STDERR_KEEP = 64 * 1024  # bytes of a server's stderr held (the last ones), however much it writes
 # Set in each stdio server's environment, which its children inherit: after the session ends, any
 # process still carrying it is a leftover (a grandchild the SDK's process-group kill did not reach
 # because the server itself exited in time) and is killed.
@@ -104,7 +105,7 @@ async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DE
         try:
             server, warnings = await _discover_one(spec, connect_timeout, list_timeout, max_pages)
         except Exception as e:  # noqa: BLE001 - one server's failure must not lose the others
-            text = str(e) if isinstance(e, DiscoveryError) else f"internal error: {type(e).__name__}: {e}"
+            text = str(e) if isinstance(e, ToolsurveyError) else f"internal error: {type(e).__name__}: {e}"
             message = scrub(text, spec.secrets)
             info = {"error": message, "captured_at": _now(), "launch": spec.launch()}
             results[spec.name] = (Server(spec.name, (), None, info), [f"server {spec.name!r}: {message}"])
@@ -115,10 +116,14 @@ async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DE
         results[spec.name] = (server, warnings)
         notify("done", spec.name, f"{len(server.tools)} tools in {seconds:.1f} s")
 
-    async with anyio.create_task_group() as tg:
-        for spec in specs:
-            tg.start_soon(one, spec)
+    with Reaper() as reaper:  # on exit, kills what escaped every server's session (setsid, new env)
+        async with anyio.create_task_group() as tg:
+            for spec in specs:
+                tg.start_soon(one, spec)
     reg = Registry(sources=[f"mcp:{s.name}" for s in specs])
+    if reaper.killed:
+        reg.warnings.append(f"killed {len(reaper.killed)} process(es) the servers left running outside their "
+                            f"process group: {', '.join(reaper.killed[:10])}")
     for spec in specs:  # keep the order the user gave, not the order servers answered
         server, warnings = results[spec.name]
         reg.servers[spec.name] = server
@@ -217,11 +222,15 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
     trace = _Trace()
     token = uuid.uuid4().hex
     marked = spec if spec.url else replace(spec, env={**spec.env, _MARK: token})
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+    errlog = StderrRing(_STDERR_KEEP)
+    sid = None
+    with contextlib.closing(errlog):
         step = "connecting"
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await _open(stack, marked, trace, errlog, connect_timeout)
+                session = await _open(stack, marked, trace, errlog.writer, connect_timeout)
+                errlog.started()  # the server holds the write end now; ours would hide its end of file
+                sid = None if spec.url else _server_pid(token)
                 step = "initialize"
                 with anyio.fail_after(connect_timeout):
                     init = await session.initialize()
@@ -232,12 +241,12 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
             leaf = _leaf(e)
             limit = connect_timeout if step != "tools/list" else list_timeout
             message = (f"{_where(spec)}: {leaf}" if isinstance(leaf, DiscoveryError)
-                       else _explain(leaf, spec, step, limit, trace, _tail(errlog)))
+                       else _explain(leaf, spec, step, limit, trace, _tail(errlog.text())))
             raise DiscoveryError(message) from None
         finally:
             if not spec.url:
                 with anyio.CancelScope(shield=True):  # also after Ctrl-C: leave nothing running
-                    trace.reaped = await anyio.to_thread.run_sync(_reap, token)
+                    trace.reaped = await anyio.to_thread.run_sync(_reap, token, sid)
     server, load_warnings = _server(spec, init, tools, pages)
     return server, load_warnings + _warnings(spec, trace)
 
@@ -348,10 +357,23 @@ def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:
     return [scrub(w, spec.secrets) for w in out]
 
 
-def _reap(token: str) -> int:
-    """Kill every process still carrying this discovery's mark in its environment; returns how many."""
+def _server_pid(token: str) -> int | None:
+    """The pid of the server just started with this mark (our child; a session leader)."""
     import psutil
 
+    for p in psutil.Process().children():
+        with contextlib.suppress(psutil.Error, OSError):
+            if p.environ().get(_MARK) == token:
+                return p.pid
+    return None
+
+
+def _reap(token: str, sid: int | None = None) -> int:
+    """Kill every process left in the server's session or carrying this discovery's mark in its
+    environment; returns how many."""
+    import psutil
+
+    killed = len(kill_session(sid)) if sid else 0
     left = []
     for p in psutil.process_iter():
         with contextlib.suppress(psutil.Error, OSError):
@@ -361,7 +383,7 @@ def _reap(token: str) -> int:
         with contextlib.suppress(psutil.Error):
             p.kill()
     psutil.wait_procs(left, timeout=2)
-    return len(left)
+    return killed + len(left)
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -427,11 +449,9 @@ def _http_problem(trace: _Trace, sent_headers: bool) -> str | None:
     return None
 
 
-def _tail(errlog) -> str:
+def _tail(text: str) -> str:
     """The end of the server's stderr, one line per ' | '."""
-    errlog.flush()
-    errlog.seek(0)
-    text = errlog.read()[-4 * _STDERR_TAIL:]
+    text = text[-4 * _STDERR_TAIL:]
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())[-_STDERR_TAIL:]
 
 
