@@ -46,7 +46,17 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
 
+_received: list[int] = []  # termination signals seen during this run
+
+
 def _terminate(signum, frame):
+    _received.append(signum)
+    on_interrupt = signal.getsignal(signal.SIGINT)
+    if callable(on_interrupt) and on_interrupt is not signal.default_int_handler:
+        # asyncio.run's own Ctrl-C handler (discovery): it cancels the main task, so every server
+        # is stopped and reaped on the way out; the run then ends with KeyboardInterrupt.
+        on_interrupt(signal.SIGINT, frame)
+        return
     raise Terminated(signum)
 
 
@@ -79,19 +89,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..formats import MAX_INPUT_BYTES, input_limit
 
+    _received.clear()
     previous = _on_termination(_terminate)
     try:
         with input_limit(args.max_input_bytes or MAX_INPUT_BYTES):
             return int(args._run(args) or 0)
-    except Terminated as e:
-        print(f"toolsurvey: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
-        return 128 + e.signum
+    except KeyboardInterrupt as e:
+        if not _received and not isinstance(e, Terminated):
+            print("toolsurvey: interrupted", file=sys.stderr)
+            return 130
+        signum = e.signum if isinstance(e, Terminated) else _received[-1]
+        print(f"toolsurvey: terminated by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
     except ToolsurveyError as e:
         print(f"toolsurvey {args.command}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("toolsurvey: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # e.g. `toolsurvey footprint ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
