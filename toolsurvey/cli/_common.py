@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from .._io import STDOUT, atomic_write, spreadsheet_safe
+from .._markdown import visible
 from ..errors import InputError
 
 FORMATS_OUT = ("table", "csv", "json")
@@ -33,7 +34,7 @@ def load_registry(args: argparse.Namespace):
 
 def print_warnings(warnings: list[str]) -> None:
     for w in warnings[:MAX_WARNINGS]:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {visible(w)}", file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
         print(f"warning: … and {len(warnings) - MAX_WARNINGS} more", file=sys.stderr)
 
@@ -55,16 +56,16 @@ def _cell(v: Any, col: str) -> str:
         return f"{v:,}"
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".")
-    return "" if v is None else str(v)
+    return "" if v is None else visible(v)  # third-party text must not drive the terminal
 
 
 def render_table(df: pd.DataFrame) -> str:
     """A plain aligned text table: numbers right-aligned with separators, shares as percents."""
-    cols = list(df.columns)
+    cols = [visible(c) for c in df.columns]
     cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row, strict=True)]
              for row in df.itertuples(index=False)]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in cols]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
 
     def line(values):
         return "  ".join(v.rjust(w) if num else v.ljust(w)

@@ -101,13 +101,15 @@ def _progress(stream):
     """Print one line per server as it starts and ends (works in logs, not only terminals)."""
     state = {"started": 0, "ended": 0}
 
+    from .._markdown import visible
+
     def show(event: str, name: str, detail: str) -> None:
         if event == "start":
             state["started"] += 1
             return
         state["ended"] += 1
         mark = "ok" if event == "done" else "FAILED"
-        print(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}", file=stream, flush=True)
+        print(visible(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}"), file=stream, flush=True)
 
     return show
 
