@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ._mcp_config import ServerSpec, read_config, redact_url, scrub, spec_for
+from ._mcp_config import REDACTED, ServerSpec, read_config, redact_url, scrub, spec_for
 from ._procs import Reaper, StderrRing, kill_session
 from .errors import InputError, ToolsurveyError
 from .registry import Registry, Server
@@ -338,13 +338,23 @@ async def _list_tools(session, max_pages: int) -> tuple[list[dict], int]:
 def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> tuple[Server, list[str]]:
     from .formats import from_json
 
-    dumped = init.model_dump(by_alias=True, mode="json", exclude_none=True)
+    answered = init.model_dump(by_alias=True, mode="json", exclude_none=True)
+    # A server may echo what it was given (an Authorization header, an env token) into its name,
+    # instructions or descriptions: nothing it sent is stored or shown with a secret in it.
+    dumped, clean_tools = scrub(answered, spec.secrets), scrub(tools, spec.secrets)
+    echoed = dumped != answered or clean_tools != tools
+    tools = clean_tools
     info = {"serverInfo": dumped.get("serverInfo"), "protocolVersion": dumped.get("protocolVersion"),
             "capabilities": dumped.get("capabilities", {}), "captured_at": _now(),
             "launch": spec.launch(), "pages": pages}
     part = from_json(tools, source=f"{spec.name} (live)", server=spec.name) if tools else None
     server_tools = part.servers[spec.name].tools if part else ()
-    return Server(spec.name, server_tools, dumped.get("instructions"), info), (part.warnings if part else [])
+    warnings = part.warnings if part else []
+    if echoed:
+        info["scrubbed"] = True
+        warnings = [f"server {spec.name!r} sent back a secret it was given (a header, env or URL credential "
+                    f"value); it was replaced with {REDACTED} before anything was stored or shown", *warnings]
+    return Server(spec.name, server_tools, dumped.get("instructions"), info), warnings
 
 
 def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:

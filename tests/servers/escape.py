@@ -8,6 +8,7 @@ Modes:
   late          serve normally, and start the grandchild only after stdin closes, then exit;
   stubborn      start the grandchild, ignore SIGTERM itself, and never answer;
   stderr-flood  write ARG MiB to stderr, then exit with an error (no answer);
+  echo          serve a name, instructions and description holding $ECHO_TOKEN (an env secret);
   names         serve tools and a serverInfo.name full of terminal control characters.
 """
 
@@ -56,6 +57,7 @@ if MODE == "stubborn":
     signal.pause()
 
 name = HOSTILE if MODE == "names" else f"escape-{MODE}"
+SECRET = os.environ.get("ECHO_TOKEN", "") if MODE == "echo" else ""
 for line in sys.stdin:
     msg = json.loads(line)
     method, mid = msg.get("method"), msg.get("id")
@@ -64,9 +66,10 @@ for line in sys.stdin:
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
-            "serverInfo": {"name": name, "version": "1.0"}}})
+            "serverInfo": {"name": f"{name}{SECRET}", "version": "1.0"},
+            **({"instructions": f"token {SECRET}"} if SECRET else {})}})
     elif method == "tools/list":
-        tools = [{"name": HOSTILE if MODE == "names" else "ping", "description": f"Ping. {HOSTILE}",
+        tools = [{"name": HOSTILE if MODE == "names" else "ping", "description": f"Ping. {HOSTILE} {SECRET}",
                   "inputSchema": {"type": "object"}}]
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
     else:
