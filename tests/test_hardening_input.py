@@ -127,3 +127,17 @@ def test_standard_input_over_the_limit_is_refused(cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" " * 5000)))
     code, _, err = cli("footprint", "-", "--max-input-bytes", "4K")
     assert code == 2 and "more than the 4,096-byte input limit" in err
+
+
+def test_dash_reads_a_tool_result_from_standard_input(cli, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"id": 1, "name": "Ada"}')))
+    code, out, err = cli("responses", "-", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)[0]["tool"] == "stdin"
+
+
+def test_dash_reads_an_mcp_config_from_standard_input(cli, monkeypatch):
+    config = {"mcpServers": {"s": {"command": "definitely-not-a-command-xyz"}}}
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(config).encode())))
+    code, _, err = cli("discover", "--config", "-", "--connect-timeout", "5")
+    assert code == 1 and "definitely-not-a-command-xyz" in err

@@ -332,7 +332,9 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
             if not str(src).strip():
                 raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
             path = Path(src)
-            if path.is_dir():
+            if str(src) == "-":  # standard input: one result
+                files = [path]
+            elif path.is_dir():
                 files = _files(path)
                 if not files:
                     warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
@@ -342,17 +344,17 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
                 raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
                                  "samples, a .jsonl trace or an http(s) URL)")
             for f in files:
-                try:
-                    data = f.read_bytes()
-                except OSError as e:
-                    raise InputError(f"cannot read {f}: {e.strerror}") from None
+                from .formats import read_bytes  # regular files or -, at most --max-input-bytes
+
+                data = read_bytes(f, "file", "a JSON or text file, a folder of samples or a .jsonl trace")
                 text, w = decode(data, str(f))
                 warnings += w
                 if f.suffix.lower() in TRACE_SUFFIXES:
                     payloads += read_trace(f, text, warnings, server)
                     continue
-                name = tool or f.resolve().parent.name or "(file)"
-                p, w2 = payload_from_text(text, name, str(f), f.suffix.lower() == ".json", server=server)
+                stdin = str(f) == "-"
+                name = tool or ("stdin" if stdin else f.resolve().parent.name or "(file)")
+                p, w2 = payload_from_text(text, name, "standard input" if stdin else str(f), f.suffix.lower() == ".json", server=server)
                 payloads.append(p)
                 warnings += w2
         else:
