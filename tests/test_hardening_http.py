@@ -94,3 +94,8 @@ def test_malformed_urls_are_bad_input_everywhere(cli, tmp_path, url, problem):
     config.write_text(json.dumps({"mcpServers": {"remote": {"type": "http", "url": url}}}))
     code, _, err = cli("discover", "--config", config)
     assert code == 2 and problem in err and "server 'remote' url" in err
+
+
+def test_a_prices_url_stops_at_the_cap(hostile, registry):
+    line = _bad_input(_limited("simulate", registry, "--prices", hostile + "/huge-length/prices.json"))
+    assert "cannot fetch prices" in line and "Content-Length" in line

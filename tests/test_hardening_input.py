@@ -141,3 +141,9 @@ def test_dash_reads_an_mcp_config_from_standard_input(cli, monkeypatch):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps(config).encode())))
     code, _, err = cli("discover", "--config", "-", "--connect-timeout", "5")
     assert code == 1 and "definitely-not-a-command-xyz" in err
+
+
+@pytest.mark.parametrize("argv", [["simulate", "--prices", "/dev/zero"], ["audit", "--config", "/dev/zero"]])
+def test_assumption_files_are_read_as_regular_files_only(write_json, argv):
+    r = _limited(argv[0], write_json({"tools": [TOOL]}), *argv[1:])
+    assert "is a device" in _one_error_line(r)
