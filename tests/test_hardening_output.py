@@ -99,3 +99,19 @@ def test_report_to_standard_output(write_json, cli, fmt, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, _ = cli("report", write_json(TOOLS), "--format", fmt, "-o", "-")
     assert code == 0 and "search" in out and not (tmp_path / "-").exists()
+
+
+def test_an_ignored_sighup_stays_ignored(write_json, cli, tmp_path, monkeypatch):
+    real_replace = os.replace
+
+    def hangup_midway(src, dst):
+        os.kill(os.getpid(), signal.SIGHUP)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(_io.os, "replace", hangup_midway)
+    old = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup leaves it
+    try:
+        assert cli("footprint", write_json(TOOLS), "-o", tmp_path / "out.txt")[0] == 0
+        assert (tmp_path / "out.txt").exists()
+    finally:
+        signal.signal(signal.SIGHUP, old)

@@ -67,7 +67,8 @@ def _on_termination(handler) -> dict:
     if threading.current_thread() is not threading.main_thread():
         return {}
     sigs = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
-    return {s: signal.signal(s, handler) for s in sigs}
+    # Only where the default (dying) is in force: under nohup, SIGHUP stays ignored.
+    return {s: signal.signal(s, handler) for s in sigs if signal.getsignal(s) == signal.SIG_DFL}
 
 
 def _byte_count(text: str) -> int:
