@@ -94,6 +94,11 @@ def test_malformed_urls_are_bad_input_everywhere(cli, tmp_path, url, problem):
     config.write_text(json.dumps({"mcpServers": {"remote": {"type": "http", "url": url}}}))
     code, _, err = cli("discover", "--config", config)
     assert code == 2 and problem in err and "server 'remote' url" in err
+    registry = tmp_path / "tools.json"
+    registry.write_text(json.dumps({"tools": [TOOL]}))
+    code, _, err = cli("footprint", registry, "--count-with", "anthropic:claude-sonnet-4-5", "--base-url",
+                       url.removesuffix("/mcp"), "--no-cache")
+    assert code == 2 and problem in err and "the base URL" in err
 
 
 def test_a_prices_url_stops_at_the_cap(hostile, registry):

@@ -237,7 +237,9 @@ class Client:
                  sleep: Callable[[float], None] | None = None, progress: Progress | None = None,
                  transport: Any = None):
         self.provider, self.model = parse_target(target)
-        self.url = base_url(self.provider, base, environ) + self.provider.path(self.model)
+        from ._mcp_config import check_url
+
+        self.url = check_url(base_url(self.provider, base, environ) + self.provider.path(self.model), "the base URL")
         self.environ = environ
         self.cache = cache if cache is not None else Cache()
         self.concurrency = max(1, concurrency or self.provider.concurrency)
