@@ -21,7 +21,7 @@ PART_COLORS = dict(zip(PARTS, (
 ), strict=True))
 
 
-LABEL_CHARS = 40  # a longer name is cut in a chart's axis or tile label; its hover text keeps it whole
+LABEL_CHARS = 80  # a longer name is cut in a chart's axis or tile label; its hover text keeps it whole
 
 
 def safe_text(values, limit: int | None = None) -> list[str]:
