@@ -115,3 +115,8 @@ def test_an_ignored_sighup_stays_ignored(write_json, cli, tmp_path, monkeypatch)
         assert (tmp_path / "out.txt").exists()
     finally:
         signal.signal(signal.SIGHUP, old)
+
+
+def test_a_csv_report_cannot_go_to_standard_output(write_json, cli):
+    code, _, err = cli("report", write_json(TOOLS), "--format", "csv", "-o", "-")
+    assert code == 2 and "a CSV report is a folder of files" in err
