@@ -79,3 +79,11 @@ def test_two_gigabytes_of_stderr_cost_bounded_memory():
     r = _discover("--connect-timeout", "120", "--", *ESCAPE, "stderr-flood", "x", "2048", preexec_fn=cap, timeout=300)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "MemoryError" not in r.stderr
     assert "fatal: the last line of a long log" in r.stderr
+
+
+def test_nan_from_a_server_fails_it_with_the_position():
+    from toolsurvey import discover
+    from toolsurvey.discovery import failures
+
+    reg = discover([*ESCAPE, "nan", uuid.uuid4().hex], name="nan", connect_timeout=20)
+    assert "tools[0].inputSchema.maximum is nan, which is not a JSON number" in failures(reg)["nan"]

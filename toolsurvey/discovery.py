@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
@@ -151,7 +152,9 @@ def save_snapshot(reg: Registry, path: str | os.PathLike) -> None:
     from ._io import atomic_write
 
     try:
-        atomic_write(path, json.dumps(snapshot(reg), indent=2, ensure_ascii=False) + "\n")
+        atomic_write(path, json.dumps(snapshot(reg), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    except ValueError as e:  # NaN from a Registry built in Python: JSON cannot hold it
+        raise InputError(f"cannot write {path}: {e}") from None
     except OSError as e:
         raise InputError(f"cannot write {path}: {e.strerror}") from None
 
@@ -237,6 +240,10 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
                 step = "tools/list"
                 with anyio.fail_after(list_timeout):
                     tools, pages = await _list_tools(session, max_pages)
+                bad = _non_finite(tools, "tools")  # the SDK's JSON parser accepts NaN and Infinity
+                if bad:
+                    raise DiscoveryError(f"tools/list: {bad[0]} is {bad[1]}, which is not a JSON number "
+                                         "(JSON has no NaN or Infinity)")
         except Exception as e:  # noqa: BLE001 - every failure becomes one clear message
             leaf = _leaf(e)
             limit = connect_timeout if step != "tools/list" else list_timeout
@@ -355,6 +362,20 @@ def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> tuple[Serv
         warnings = [f"server {spec.name!r} sent back a secret it was given (a header, env or URL credential "
                     f"value); it was replaced with {REDACTED} before anything was stored or shown", *warnings]
     return Server(spec.name, server_tools, dumped.get("instructions"), info), warnings
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """(where, value) of the first NaN or infinite number inside a JSON value, or None."""
+    stack = [(value, path)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return where, v
+        if isinstance(v, dict):
+            stack.extend((x, f"{where}.{k}") for k, x in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((x, f"{where}[{i}]") for i, x in reversed(list(enumerate(v))))
+    return None
 
 
 def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:

@@ -9,6 +9,7 @@ Modes:
   stubborn      start the grandchild, ignore SIGTERM itself, and never answer;
   stderr-flood  write ARG MiB to stderr, then exit with an error (no answer);
   echo          serve a name, instructions and description holding $ECHO_TOKEN (an env secret);
+  nan           serve a tool whose schema holds NaN (Python's json writes it; JSON has no NaN);
   names         serve tools and a serverInfo.name full of terminal control characters.
 """
 
@@ -71,6 +72,8 @@ for line in sys.stdin:
     elif method == "tools/list":
         tools = [{"name": HOSTILE if MODE == "names" else "ping", "description": f"Ping. {HOSTILE} {SECRET}",
                   "inputSchema": {"type": "object"}}]
+        if MODE == "nan":
+            tools[0]["inputSchema"]["maximum"] = float("nan")
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
     else:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
