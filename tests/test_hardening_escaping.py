@@ -108,3 +108,17 @@ def test_response_field_names_are_escaped_in_the_explorer(tmp_path):
     text = json.dumps([f.to_plotly_json() for f in box.children if hasattr(f, "to_plotly_json")], default=str)
     text += _strings(charts.field_costs(ts.rank_fields(ts.field_costs(*ts.read_payloads(folder)[0]))))
     assert "<span style" not in text and "&lt;span style" in text
+
+
+def test_hostile_file_names_reach_no_terminal_raw(cli, tmp_path):
+    folder = tmp_path / "evil\x1b]0;pwned\x07"
+    folder.mkdir()
+    path = folder / "tools\x1b[2J.json"
+    path.write_text(json.dumps({"tools": [{"name": "a", "description": "Look up one thing by id.",
+                                           "inputSchema": {"type": "object"}}]}))
+    code, out, err = cli("report", path, "-o", tmp_path / "r.html")
+    assert code == 0, err
+    _no_raw(out + err)
+    code, out, err = cli("footprint", folder / "missing\x1b[2J.json")
+    assert code == 2 and "\\x1b[2J" in err
+    _no_raw(out + err)

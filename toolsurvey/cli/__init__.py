@@ -103,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"toolsurvey: terminated by {signal.Signals(signum).name}", file=sys.stderr)
         return 128 + signum
     except ToolsurveyError as e:
-        print(f"toolsurvey {args.command}: error: {e}", file=sys.stderr)
+        from .._markdown import visible
+
+        print(f"toolsurvey {args.command}: error: {visible(e)}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `toolsurvey footprint ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

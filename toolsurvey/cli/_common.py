@@ -81,8 +81,13 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "") -> No
     elif fmt == "json":
         text = json.dumps(json.loads(df.to_json(orient="records")), indent=2, ensure_ascii=False) + "\n"
     else:
-        text = (header + "\n\n" if header else "") + render_table(df) + "\n"
+        text = (visible_lines(header) + "\n\n" if header else "") + render_table(df) + "\n"
     write(text, output)
+
+
+def visible_lines(text: str) -> str:
+    """`text` with control and bidi characters escaped in each line (see _markdown.visible)."""
+    return "\n".join(visible(line) for line in text.split("\n"))
 
 
 def write(text: str, output: str | None) -> None:

@@ -28,7 +28,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..reporting import format_for, report
-    from ._common import load_registry
+    from ._common import load_registry, visible_lines
     from ._measure import measure_kwargs
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
@@ -39,11 +39,11 @@ def run(args: argparse.Namespace) -> int:
                  **measure_kwargs(args))
     if args.output == "-" or (fmt == "markdown" and not args.output):
         sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())
-        print(rep.summary_text(), file=sys.stderr)
+        print(visible_lines(rep.summary_text()), file=sys.stderr)
         return 0
     output = args.output or ("report.html" if fmt == "html" else "report-tables")
     paths = rep.save(output, format=fmt)
-    print(rep.summary_text())
+    print(visible_lines(rep.summary_text()))
     where = paths[0].resolve() if fmt != "csv" else paths[0].resolve().parent
     what = {"html": "open it in a browser; it works offline", "markdown": "Markdown",
             "csv": f"{len(paths)} CSV files"}[fmt]
