@@ -68,15 +68,16 @@ def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a J
         except OSError as e:
             raise InputError(f"{p}: cannot read ({e.strerror})") from None
         with os.fdopen(fd, "rb") as f:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
                 raise InputError(f"{p}: is a directory, expected {expected}")
-            if not stat.S_ISREG(mode):
-                kind = "FIFO" if stat.S_ISFIFO(mode) else "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file"
+            if not stat.S_ISREG(st.st_mode):
+                kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else
+                        "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
                 raise InputError(f"{p}: is a {kind}, not a regular file; expected {expected} "
                                  "(to read a pipe, give - and redirect it to standard input)")
-            if os.fstat(fd).st_size > limit:
-                raise InputError(_too_big(p, f"{os.fstat(fd).st_size:,} bytes", limit))
+            if st.st_size > limit:
+                raise InputError(_too_big(p, f"{st.st_size:,} bytes", limit))
             try:
                 data = f.read(limit + 1)
             except OSError as e:
@@ -132,11 +133,10 @@ def strict_loads(data: str) -> Any:
 
 def position(data: str, literal: str) -> str:
     """'line L column C' of the first `literal` outside a JSON string in `data`."""
-    NEWLINE = "\n"
     for m in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(literal), data):
         if not m.group().startswith('"'):
-            line = data.count("\n", 0, m.start()) + 1
-            return f"line {line} column {m.start() - data.rfind(NEWLINE, 0, m.start())}"
+            line, start = data.count("\n", 0, m.start()) + 1, data.rfind("\n", 0, m.start())
+            return f"line {line} column {m.start() - start}"
     return "an unknown position"
 
 
