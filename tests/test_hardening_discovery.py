@@ -87,3 +87,12 @@ def test_nan_from_a_server_fails_it_with_the_position():
 
     reg = discover([*ESCAPE, "nan", uuid.uuid4().hex], name="nan", connect_timeout=20)
     assert "tools[0].inputSchema.maximum is nan, which is not a JSON number" in failures(reg)["nan"]
+
+
+def test_discover_writes_the_snapshot_to_standard_output_with_dash(cli, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli("discover", "-o", "-", "--", *ESCAPE, "names", uuid.uuid4().hex)
+    assert code == 0, err
+    assert list(json.loads(out)["servers"]) and not (tmp_path / "-").exists()

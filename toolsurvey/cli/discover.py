@@ -80,10 +80,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output and not to_stdout:
         save_snapshot(reg, args.output)
         print(f"wrote {args.output}", file=sys.stderr)
-    if args.format == "json" or to_stdout:
-        if not args.output or to_stdout:
-            write(json.dumps(snapshot(reg), indent=2, ensure_ascii=False) + "\n", None)
-    else:
+    if to_stdout or (args.format == "json" and not args.output):
+        write(json.dumps(snapshot(reg), indent=2, ensure_ascii=False, allow_nan=False) + "\n", None)
+    elif args.format == "table":
         write(_summary(reg), None)
     failed = failures(reg)
     if failed:
