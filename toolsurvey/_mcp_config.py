@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from .errors import InputError
 
 REDACTED = "<redacted>"
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR_START = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-|\})")
 # Launchers whose first plain argument names the server better than the launcher does.
 _RUNNERS = {"npx", "uvx", "node", "python", "python3", "deno", "bunx", "bun", "pipx", "uv", "run",
             "docker", "pnpm", "yarn", "dlx", "exec"}
@@ -70,6 +70,22 @@ def scrub(value: Any, secrets: tuple[str, ...]) -> Any:
     return value
 
 
+def secret_values(values, url: str | None = None) -> tuple[str, ...]:
+    """Every value a server could echo back that must not be stored: header and env values, the
+    token of 'Bearer TOKEN', and a URL's user, password and query values."""
+    out = []
+    for v in values:
+        out.append(v)
+        words = str(v).split()
+        if len(words) > 1 and len(words[-1]) >= 8:  # 'Bearer sk-…': the token may be echoed alone
+            out.append(words[-1])
+    if url:
+        parts = urlsplit(url)
+        out += [s for s in (parts.username, parts.password) if s]
+        out += [v for _, v in parse_qsl(parts.query, keep_blank_values=False)]
+    return tuple(dict.fromkeys(s for s in out if s))
+
+
 def redact_url(url: str) -> str:
     """The URL without a password or query values (API keys often travel there)."""
     parts = urlsplit(url)
@@ -79,6 +95,19 @@ def redact_url(url: str) -> str:
         netloc = f"{user.split(':')[0]}:{REDACTED}@{host}" if ":" in user else f"{REDACTED}@{host}"
     query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>")
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def check_url(url: str, where: str = "URL") -> str:
+    """`url` if it is a usable http(s) URL; raises InputError saying what is wrong, without echoing it
+    (it may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
+    except ValueError as e:
+        raise InputError(f"{where} is not a valid URL ({e}); expected http(s)://host[:port]/path") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InputError(f"{where} is not a valid URL (no host); expected http(s)://host[:port]/path")
+    return url
 
 
 def is_url(text: str) -> bool:
@@ -110,12 +139,14 @@ def spec_for(target: str | list[str] | tuple[str, ...], *, name: str | None = No
     if not isinstance(target, str) and len(target) == 1 and is_url(str(target[0])):
         target = str(target[0])
     if isinstance(target, str) and is_url(target):
-        return ServerSpec(name or name_for(target), url=target, headers=headers, secrets=secrets)
+        check_url(target, "the target")
+        return ServerSpec(name or name_for(target), url=target, headers=headers,
+                          secrets=secret_values(headers.values(), url=target))
     words = shlex.split(target) if isinstance(target, str) else [str(w) for w in target]
     if not words:
         raise InputError("no server to discover: expected a URL (http://…) or a command after '--'")
     return ServerSpec(name or name_for(words), command=words[0], args=tuple(words[1:]), env=env,
-                      cwd=cwd, secrets=secrets)
+                      cwd=cwd, secrets=secret_values(secrets))
 
 
 def parse_header(text: str) -> tuple[str, str]:
@@ -187,9 +218,9 @@ def _entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str]) -
             raise InputError(f"{where}: unknown type {kind!r} for a URL; expected 'http'")
         headers = {expand(k, "header name"): expand(v, f"header {k!r}")
                    for k, v in _mapping(entry, "headers", where).items()}
-        url = expand(entry["url"], "url")
+        url = check_url(expand(entry["url"], "url"), f"{where} url")
         return ServerSpec(name, url=url, headers=headers, shown={"url": entry["url"]},
-                          secrets=tuple(headers.values()) + tuple(used))
+                          secrets=secret_values([*headers.values(), *used], url=url))
     if "command" not in entry:
         raise InputError(f"{where}: has neither 'command' (stdio) nor 'url' (Streamable HTTP)")
     args = entry.get("args", [])
@@ -201,7 +232,7 @@ def _entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str]) -
     cwd = expand(entry["cwd"], "cwd") if entry.get("cwd") else None
     shown = {"command": entry["command"], "args": entry.get("args", []), "cwd": entry.get("cwd")}
     return ServerSpec(name, command=command, args=tuple(args), env=env, cwd=cwd, shown=shown,
-                      secrets=tuple(env.values()) + tuple(used))
+                      secrets=secret_values([*env.values(), *used]))
 
 
 def _mapping(entry: dict, key: str, where: str) -> dict:
@@ -212,14 +243,48 @@ def _mapping(entry: dict, key: str, where: str) -> dict:
 
 
 def _expand(text: str, where: str, environ: Mapping[str, str], used: list[str]) -> str:
-    """`${VAR}` and `${VAR:-default}` from the environment; raises InputError for an unset VAR."""
-    def one(m: re.Match) -> str:
-        var, default = m.group(1), m.group(2)
-        if var in environ:
-            used.append(environ[var])
-            return environ[var]
-        if default is not None:
-            return default
-        raise InputError(f"{where}: environment variable {var} is not set "
-                         f"(set it, or write ${{{var}:-default}} in the config)")
-    return _VAR.sub(one, text)
+    """`${VAR}` and `${VAR:-default}` from the environment, defaults nested as in
+    `${A:-${B:-x}}`; raises InputError for an unset VAR with no default."""
+    def value(parts: list) -> str:
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif part[0] in environ:
+                used.append(environ[part[0]])
+                out.append(environ[part[0]])
+            elif part[1] is not None:
+                out.append(value(part[1]))  # only now: an unset variable in an unused default is fine
+            else:
+                raise InputError(f"{where}: environment variable {part[0]} is not set "
+                                 f"(set it, or write ${{{part[0]}:-default}} in the config)")
+        return "".join(out)
+
+    return value(_parse_vars(text, 0, nested=False)[0])
+
+
+def _parse_vars(text: str, i: int, nested: bool) -> tuple[list, int]:
+    """Text and (VAR, default parts or None) items from `text[i:]`, up to the `}` closing a default
+    when `nested`; returns them and the index after. A `${` that is not a variable stays as text."""
+    parts: list = []
+    while i < len(text):
+        if nested and text[i] == "}":
+            return parts, i + 1
+        m = _VAR_START.match(text, i)
+        if m and m[2] == "}":
+            parts.append((m[1], None))
+            i = m.end()
+        elif m:
+            default, end = _parse_vars(text, m.end(), nested=True)
+            if end > len(text) or not text[end - 1:end] == "}":  # no closing brace: keep it literal
+                parts.append(text[i])
+                i += 1
+                continue
+            parts.append((m[1], default))
+            i = end
+        else:
+            parts.append(text[i])
+            i += 1
+    if nested:
+        return parts, len(text) + 1  # unclosed
+    return parts, i

@@ -96,30 +96,10 @@ def _plotly_js() -> str:
     return js
 
 
-# Trace fields whose strings plotly.js draws as its own pseudo-HTML (<a href>, <b>, <br>, entities).
-_PLOTLY_TEXT = ("x", "y", "labels", "parents", "ids", "text", "hovertext", "customdata")
-
-
-def _plotly_literal(value: Any) -> Any:
-    """Strings with & < > written as entities, so plotly.js draws them literally (arrays kept)."""
-    if isinstance(value, str):
-        return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plotly_literal(v) for v in value)
-    if hasattr(value, "dtype") and value.dtype == object:
-        return [_plotly_literal(v) for v in value]
-    return value
-
-
 def _figure_script(fig: Any, div_id: str) -> str:
-    import plotly.graph_objects as go
-
-    fig = go.Figure(fig)  # a copy: the caller's figure keeps its data
-    for trace in fig.data:
-        for name in _PLOTLY_TEXT:
-            if name in trace and trace[name] is not None:
-                trace[name] = _plotly_literal(trace[name])
-    # plotly's JSON encoder writes < > / as \u escapes, so no string from the data can close
+    # The charts already write third-party text as entities (charts.safe_text), which plotly.js
+    # draws literally instead of as its pseudo-HTML (<a href>, <b>, <br>); escaping again here
+    # would show '&lt;'. plotly's JSON encoder writes < > / as \u escapes, so no string from the data can close
     # the script element; the check makes sure that stays true.
     spec = fig.to_json()
     if "<" in spec:

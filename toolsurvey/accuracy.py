@@ -7,7 +7,6 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -111,10 +110,9 @@ def _read_toml(path: str | os.PathLike | None, bundled: str) -> tuple[dict, str]
         origin = f"toolsurvey/assumptions/{bundled}"
     else:
         origin = os.fspath(path)
-        try:
-            text = Path(path).read_text("utf-8")
-        except OSError as e:
-            raise InputError(f"cannot read {origin}: {e.strerror}") from None
+        from .formats import read_text
+
+        text = read_text(path, "accuracy curve", "an accuracy curve TOML file")
     try:
         return tomllib.loads(text), origin
     except tomllib.TOMLDecodeError as e:

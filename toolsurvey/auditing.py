@@ -72,9 +72,11 @@ def load_config(override: dict | str | Path | None = None) -> dict:
     if override is None:
         return cfg
     if not isinstance(override, dict):
+        from .formats import read_text
+
         try:
-            override = tomllib.loads(Path(override).read_text("utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
+            override = tomllib.loads(read_text(override, "audit config", "an audit config TOML file"))
+        except tomllib.TOMLDecodeError as e:
             raise InputError(f"cannot read audit config {override}: {e}") from None
     for section, values in override.items():
         if section not in cfg or not isinstance(values, dict):
@@ -441,7 +443,8 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
         for t in reg:
             if t.name == name:
                 others = sorted({s for s in servers if s != t.server})
-                where = f"also defined by {', '.join(others)}" if others else f"defined twice in {t.server}"
+                where = (f"also defined by {', '.join(others)}" if others
+                         else f"defined {servers.count(t.server)} times in {t.server}")
                 yield Hit(f"{name!r} is {where}", tool=t,
                           fix=f"prefix the name with the service it belongs to (e.g. {t.server}_{name})")
 
@@ -449,19 +452,42 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
 # --- overlap ----------------------------------------------------------------------------------
 
 
+def _identical_descriptions(reg: Registry) -> list[list[Tool]]:
+    """Groups of two or more tools whose (non-empty) descriptions are exactly the same."""
+    groups: dict[str, list[Tool]] = {}
+    for t in reg:
+        if (t.description or "").strip():
+            groups.setdefault(t.description, []).append(t)
+    return [g for g in groups.values() if len(g) > 1]
+
+
 def check_overlap(reg: Registry, cfg: dict, encoding: str):
-    c = cfg["similarity"]
-    pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], config=c,
-                         max_features=c["max_features"])
-    if pairs.empty:
-        return
     from .planning import merge_tools  # the merge estimate is the plan's; imported here to avoid a cycle
 
+    c = cfg["similarity"]
+    # Tools sharing one description are one finding per group, not n(n-1)/2 pairs (1,000 copies
+    # would be 499,500 findings claiming savings many times the registry); the pairs search then
+    # sees one tool of each group.
+    twins = set()
+    for g in _identical_descriptions(reg):
+        twins |= {(t.server, t.name) for t in g[1:]}
+        saving = sum(tool_tokens(t, encoding) for t in g) - tool_tokens(merge_tools(g), encoding)
+        names = ", ".join(f"{t.server}/{t.name}" for t in g[1:6]) + (" …" if len(g) > 6 else "")
+        yield Hit(f"{len(g)} tools share one description ({_short(g[0].description, 60)}): "
+                  f"{g[0].name} and {names}", saving, tool=g[0],
+                  fix="merge them into one tool, or say in each description what it does that the others do not")
+    pairs = similar_pairs(reg.filter(lambda t: (t.server, t.name) not in twins), threshold=c["threshold"],
+                          method=c["method"], config=c, max_features=c["max_features"])
+    if pairs.empty:
+        return
     by_key = {(t.server, t.name): t for t in reg}
+    removed: set[tuple[str, str]] = set()  # a merge removes tool b once; later pairs cannot save it again
     for r in pairs.itertuples(index=False):
         a, b = by_key[(r.server_a, r.tool_a)], by_key[(r.server_b, r.tool_b)]
         merged = merge_tools([a, b])
         saving = tool_tokens(a, encoding) + tool_tokens(b, encoding) - tool_tokens(merged, encoding)
+        saving = 0 if (b.server, b.name) in removed else min(saving, tool_tokens(b, encoding))
+        removed.add((b.server, b.name))
         why = (f"similarity {r.score:.2f} >= {c['threshold']}" if r.basis == "similar description"
                else f"same action and object (similarity {r.score:.2f})")
         where = f", cluster {r.cluster}" if r.cluster else ""

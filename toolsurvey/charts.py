@@ -7,6 +7,8 @@ charts: `title` (None picks a descriptive one), `top` (how many rows to keep), `
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import plotly.graph_objects as go
 
@@ -17,6 +19,26 @@ TOKENS = "tokens per request"
 PART_COLORS = dict(zip(PARTS, (
     "#636efa", "#ef553b", "#00cc96", "#ab63fa", "#ffa15a", "#19d3f3", "#ff6692", "#b6e880", "#fecb52", "#8c8c8c",
 ), strict=True))
+
+
+LABEL_CHARS = 80  # a longer name is cut in a chart's axis or tile label; its hover text keeps it whole
+
+
+def safe_text(values, limit: int | None = None) -> list[str]:
+    """Third-party text as plotly shows it, literally: HTML-escaped (plotly renders <a href>,
+    <span style> and <br> in labels, hover text and titles), cut to `limit` characters if given."""
+    out = []
+    for v in values:
+        s = str(v)
+        out.append(html.escape(s[: limit - 1] + "…" if limit and len(s) > limit else s, quote=False))
+    return out
+
+
+def _short_ticks(fig: go.Figure, axis: str, labels: list[str]) -> None:
+    """Show `labels` (already escaped) cut to LABEL_CHARS on `axis`, keeping the full ones as categories."""
+    shown = [html.escape(s[: LABEL_CHARS - 1] + "…", quote=False) if len(s) > LABEL_CHARS else html.escape(s, quote=False)
+             for s in map(html.unescape, labels)]
+    getattr(fig, f"update_{axis}axes")(tickmode="array", tickvals=labels, ticktext=shown)
 
 
 # -- data preparation (pure reshaping of the footprint table) -------------------------------------
@@ -50,10 +72,10 @@ def footprint_treemap(table: pd.DataFrame, *, title: str | None = None) -> go.Fi
     long = long[long["tokens"] > 0].groupby(["server", "tool", "part"], sort=False, as_index=False)["tokens"].sum()
     tools = long.groupby(["server", "tool"], sort=False, as_index=False)["tokens"].sum()
     servers = long.groupby("server", sort=False, as_index=False)["tokens"].sum()
-    ids = list(servers["server"]) + list(tools["server"] + "/" + tools["tool"]) + list(
-        long["server"] + "/" + long["tool"] + "/" + long["part"])
-    labels = list(servers["server"]) + list(tools["tool"]) + list(long["part"])
-    parents = [""] * len(servers) + list(tools["server"]) + list(long["server"] + "/" + long["tool"])
+    ids = safe_text(list(servers["server"]) + list(tools["server"] + "/" + tools["tool"]) + list(
+        long["server"] + "/" + long["tool"] + "/" + long["part"]))
+    labels = safe_text(list(servers["server"]) + list(tools["tool"]) + list(long["part"]), LABEL_CHARS)
+    parents = [""] * len(servers) + safe_text(list(tools["server"]) + list(long["server"] + "/" + long["tool"]))
     values = [int(v) for v in (*servers["tokens"], *tools["tokens"], *long["tokens"])]
     total = int(table["tokens"].sum())
     fig = go.Figure(go.Treemap(
@@ -67,7 +89,7 @@ def footprint_treemap(table: pd.DataFrame, *, title: str | None = None) -> go.Fi
 
 def parts_bar(table: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
     """Horizontal bars of the `top` tools by tokens, stacked by part (largest tool on top)."""
-    tools = table[table["kind"] == "tool"].assign(label=lambda t: tool_label(t))
+    tools = table[table["kind"] == "tool"].assign(label=lambda t: safe_text(tool_label(t)))
     tools = tools.sort_values("tokens", ascending=False, kind="stable").head(top).iloc[::-1]
     fig = go.Figure([
         go.Bar(name=part, y=tools["label"], x=tools[part], orientation="h", marker_color=PART_COLORS[part],
@@ -77,6 +99,7 @@ def parts_bar(table: pd.DataFrame, *, top: int = 15, title: str | None = None) -
     fig.update_layout(barmode="stack", title=title or f"Top {len(tools)} tools by definition tokens, by part",
                       xaxis_title=TOKENS, yaxis_title="tool (server/name)", legend_title="part",
                       height=max(300, 60 + 24 * len(tools)))
+    _short_ticks(fig, "y", list(tools["label"]))
     return fig
 
 
@@ -85,7 +108,7 @@ def pareto(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     p = pareto_table(table)
     fig = go.Figure(go.Scatter(
         x=p["rank"], y=p["cumulative_share"] * 100, mode="lines+markers", name="top N tools",
-        customdata=p[["tool", "tokens"]], line_shape="hv",
+        customdata=p[["tool", "tokens"]].assign(tool=safe_text(p["tool"])), line_shape="hv",
         hovertemplate="top %{x} tools: %{y:.1f}% of tool tokens<br>#%{x}: %{customdata[0]} "
                       "(%{customdata[1]:,} tokens)<extra></extra>",
     ))
@@ -107,7 +130,7 @@ def description_lengths(table: pd.DataFrame, *, band: tuple[float, float] | None
     tools = table[table["kind"] == "tool"]
     d = tools["description"]
     fig = go.Figure(go.Histogram(x=d, name="tools", nbinsx=min(40, max(5, len(d))),
-                                 customdata=tool_label(tools),
+                                 customdata=safe_text(tool_label(tools)),
                                  hovertemplate="%{x} tokens: %{y} tools<extra></extra>"))
     if band is not None:
         inside = int(d.between(*band).sum())
@@ -234,7 +257,7 @@ def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None
     """Horizontal bars of the costliest response fields (`toolsurvey.rank_fields` rows), coloured by
     whether a trimming recipe keeps them when a `keep` column is present."""
     rows = ranked.sort_values("tokens", ascending=False, kind="stable").head(top).iloc[::-1]
-    label = rows["tool"].astype(str) + " " + rows["path"].astype(str)
+    label = pd.Series(safe_text(rows["tool"].astype(str) + " " + rows["path"].astype(str)), index=rows.index)
     colors = {"kept": "#00cc96", "part": "#ffa15a", "dropped": "#ef553b"}
     groups = rows["keep"] if "keep" in rows else pd.Series("all fields", index=rows.index)
     fig = go.Figure([
@@ -247,6 +270,7 @@ def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None
                       xaxis_title="tokens across all samples", yaxis_title="field (tool, JSON path)",
                       yaxis_categoryorder="array", yaxis_categoryarray=list(label),
                       legend_title="recipe", height=max(300, 60 + 24 * len(rows)))
+    _short_ticks(fig, "y", list(label))
     return fig
 
 
@@ -254,7 +278,7 @@ def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
                       title: str | None = None) -> go.Figure:
     """Tokens of each result before and after a trimming recipe, against a cap line."""
     before, after = list(before), list(after)
-    labels = [str(x) for x in (labels if labels is not None else range(1, len(before) + 1))]
+    labels = safe_text(labels if labels is not None else range(1, len(before) + 1))
     fig = go.Figure([
         go.Bar(x=labels, y=before, name="as received", marker_color="#8c8c8c",
                hovertemplate="%{x}: %{y:,} tokens<extra>as received</extra>"),
@@ -274,7 +298,7 @@ def trim_steps(steps, *, title: str | None = None) -> go.Figure:
     """Waterfall of a trimming recipe: tokens as received, then what each step saved."""
     steps = list(steps)
     fig = go.Figure(go.Waterfall(
-        x=[s["step"] for s in steps] + ["after"],
+        x=safe_text(s["step"] for s in steps) + ["after"],
         y=[steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
         measure=["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
         hovertemplate="%{x}: %{y:,} tokens<extra></extra>"))
@@ -309,7 +333,7 @@ def plan_stages(stages: pd.DataFrame, *, y: str = "cost_per_completed_task", tit
     """Bars of one simulated figure after each stage of the plan (`Plan.stages`)."""
     labels = {"cost_per_completed_task": "cost per completed task (USD)",
               "tool_tokens_per_request": "tool tokens per request", "cost_per_task": "cost per task (USD)"}
-    fig = go.Figure(go.Bar(x=stages["stage"], y=stages[y], text=stages[y].map(lambda v: f"{v:,.4g}"),
+    fig = go.Figure(go.Bar(x=safe_text(stages["stage"]), y=stages[y], text=stages[y].map(lambda v: f"{v:,.4g}"),
                            hovertemplate="%{x}: %{y:,.4g}<extra></extra>"))
     fig.update_layout(title=title or f"Plan stages: {labels.get(y, y)} after each group of actions",
                       xaxis_title="stage", yaxis_title=labels.get(y, y))

@@ -16,6 +16,7 @@ import os
 import random
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -236,7 +237,9 @@ class Client:
                  sleep: Callable[[float], None] | None = None, progress: Progress | None = None,
                  transport: Any = None):
         self.provider, self.model = parse_target(target)
-        self.url = base_url(self.provider, base, environ) + self.provider.path(self.model)
+        from ._mcp_config import check_url
+
+        self.url = check_url(base_url(self.provider, base, environ) + self.provider.path(self.model), "the base URL")
         self.environ = environ
         self.cache = cache if cache is not None else Cache()
         self.concurrency = max(1, concurrency or self.provider.concurrency)
@@ -316,9 +319,9 @@ class Client:
             with self._lock:
                 self.stats.sent += 1
             try:
-                r = http.post(self.url, content=content, headers=headers)
+                r = self._post(http, content, headers, where)
             except httpx.TimeoutException:
-                problem = f"no answer within {self.timeout:g} s"
+                problem = f"no answer within {self.timeout:g} s (the whole answer, not each read)"
                 if attempt < self.retries:
                     self._wait(self._backoff(attempt))
                 continue
@@ -345,6 +348,18 @@ class Client:
                 raise InputError(_describe_error(self.provider, self.model, where, r.status_code, text))
             return self._read(r, where, req)
         raise InputError(f"{where}: gave up on the {req.label} request after {self.retries + 1} tries: {problem}")
+
+    def _post(self, http, content: bytes, headers: dict, where: str):
+        """POST and read the whole answer within `timeout` seconds and MAX_ANSWER_BYTES."""
+        import httpx
+
+        from ._http import MAX_ANSWER_BYTES, deadline_timeout, read_capped
+
+        deadline = time.monotonic() + self.timeout
+        with http.stream("POST", self.url, content=content, headers=headers,
+                         timeout=deadline_timeout(self.timeout, deadline)) as r:
+            body = read_capped(r, max_bytes=MAX_ANSWER_BYTES, deadline=deadline, where=where)
+        return httpx.Response(r.status_code, headers=r.headers, content=body, request=r.request)
 
     def _backoff(self, attempt: int) -> float:
         # Exponential with jitter, so concurrent workers do not retry in step.

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from ._mcp_config import ServerSpec, read_config, redact_url, scrub, spec_for
+from ._mcp_config import REDACTED, ServerSpec, read_config, redact_url, scrub, spec_for
+from ._procs import Reaper, StderrRing, kill_session
 from .errors import InputError, ToolsurveyError
 from .registry import Registry, Server
 
@@ -26,6 +27,7 @@ DEFAULT_CONCURRENCY = 16  # servers started at once; a 40-server config should n
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept as a tool name
 PREFIXES = {"claude-code": "mcp__{server}__{tool}"}  # clients whose namespacing is documented
 _STDERR_TAIL = 600  # characters of a failed server's stderr quoted in its error
+_STDERR_KEEP = 64 * 1024  # bytes of a server's stderr held (the last ones), however much it writes
 # Set in each stdio server's environment, which its children inherit: after the session ends, any
 # process still carrying it is a leftover (a grandchild the SDK's process-group kill did not reach
 # because the server itself exited in time) and is killed.
@@ -46,6 +48,7 @@ class _Trace:
     junk: list[str] = field(default_factory=list)
     http: list[tuple[int, str, str]] = field(default_factory=list)  # (status, reason, content-type)
     reaped: int = 0  # leftover processes killed after the session ended
+    refused: list[str] = field(default_factory=list)  # HTTP bodies over the size cap
 
 
 # --- public API ---------------------------------------------------------------------------------
@@ -103,7 +106,7 @@ async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DE
         try:
             server, warnings = await _discover_one(spec, connect_timeout, list_timeout, max_pages)
         except Exception as e:  # noqa: BLE001 - one server's failure must not lose the others
-            text = str(e) if isinstance(e, DiscoveryError) else f"internal error: {type(e).__name__}: {e}"
+            text = str(e) if isinstance(e, ToolsurveyError) else f"internal error: {type(e).__name__}: {e}"
             message = scrub(text, spec.secrets)
             info = {"error": message, "captured_at": _now(), "launch": spec.launch()}
             results[spec.name] = (Server(spec.name, (), None, info), [f"server {spec.name!r}: {message}"])
@@ -114,10 +117,14 @@ async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DE
         results[spec.name] = (server, warnings)
         notify("done", spec.name, f"{len(server.tools)} tools in {seconds:.1f} s")
 
-    async with anyio.create_task_group() as tg:
-        for spec in specs:
-            tg.start_soon(one, spec)
+    with Reaper() as reaper:  # on exit, kills what escaped every server's session (setsid, new env)
+        async with anyio.create_task_group() as tg:
+            for spec in specs:
+                tg.start_soon(one, spec)
     reg = Registry(sources=[f"mcp:{s.name}" for s in specs])
+    if reaper.killed:
+        reg.warnings.append(f"killed {len(reaper.killed)} process(es) the servers left running outside their "
+                            f"process group: {', '.join(reaper.killed[:10])}")
     for spec in specs:  # keep the order the user gave, not the order servers answered
         server, warnings = results[spec.name]
         reg.servers[spec.name] = server
@@ -145,7 +152,9 @@ def save_snapshot(reg: Registry, path: str | os.PathLike) -> None:
     from ._io import atomic_write
 
     try:
-        atomic_write(path, json.dumps(snapshot(reg), indent=2, ensure_ascii=False) + "\n")
+        atomic_write(path, json.dumps(snapshot(reg), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
+    except ValueError as e:  # NaN from a Registry built in Python: JSON cannot hold it
+        raise InputError(f"cannot write {path}: {e}") from None
     except OSError as e:
         raise InputError(f"cannot write {path}: {e.strerror}") from None
 
@@ -216,27 +225,35 @@ async def _discover_one(spec: ServerSpec, connect_timeout: float, list_timeout: 
     trace = _Trace()
     token = uuid.uuid4().hex
     marked = spec if spec.url else replace(spec, env={**spec.env, _MARK: token})
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+    errlog = StderrRing(_STDERR_KEEP)
+    sid = None
+    with contextlib.closing(errlog):
         step = "connecting"
         try:
             async with contextlib.AsyncExitStack() as stack:
-                session = await _open(stack, marked, trace, errlog, connect_timeout)
+                session = await _open(stack, marked, trace, errlog.writer, connect_timeout)
+                errlog.started()  # the server holds the write end now; ours would hide its end of file
+                sid = None if spec.url else _server_pid(token)
                 step = "initialize"
                 with anyio.fail_after(connect_timeout):
                     init = await session.initialize()
                 step = "tools/list"
                 with anyio.fail_after(list_timeout):
                     tools, pages = await _list_tools(session, max_pages)
+                bad = _non_finite(tools, "tools")  # the SDK's JSON parser accepts NaN and Infinity
+                if bad:
+                    raise DiscoveryError(f"tools/list: {bad[0]} is {bad[1]}, which is not a JSON number "
+                                         "(JSON has no NaN or Infinity)")
         except Exception as e:  # noqa: BLE001 - every failure becomes one clear message
             leaf = _leaf(e)
             limit = connect_timeout if step != "tools/list" else list_timeout
             message = (f"{_where(spec)}: {leaf}" if isinstance(leaf, DiscoveryError)
-                       else _explain(leaf, spec, step, limit, trace, _tail(errlog)))
+                       else _explain(leaf, spec, step, limit, trace, _tail(errlog.text())))
             raise DiscoveryError(message) from None
         finally:
             if not spec.url:
                 with anyio.CancelScope(shield=True):  # also after Ctrl-C: leave nothing running
-                    trace.reaped = await anyio.to_thread.run_sync(_reap, token)
+                    trace.reaped = await anyio.to_thread.run_sync(_reap, token, sid)
     server, load_warnings = _server(spec, init, tools, pages)
     return server, load_warnings + _warnings(spec, trace)
 
@@ -288,8 +305,11 @@ async def _http_transport(spec: ServerSpec, trace: _Trace, connect_timeout: floa
             trace.http.append((response.status_code, response.reason_phrase,
                                response.headers.get("content-type", "")))
 
+    from ._http import MAX_DISCOVERY_BYTES, capped_transport
+
     timeout = httpx2.Timeout(connect_timeout, read=max(connect_timeout, 60.0))
-    async with httpx2.AsyncClient(headers=spec.headers, timeout=timeout,
+    transport = capped_transport(httpx2.AsyncHTTPTransport(), MAX_DISCOVERY_BYTES, trace.refused.append)
+    async with httpx2.AsyncClient(headers=spec.headers, timeout=timeout, transport=transport,
                                   event_hooks={"response": [record]}) as client:
         async with streamable_http_client(spec.url, http_client=client) as streams:
             yield streams
@@ -325,13 +345,37 @@ async def _list_tools(session, max_pages: int) -> tuple[list[dict], int]:
 def _server(spec: ServerSpec, init, tools: list[dict], pages: int) -> tuple[Server, list[str]]:
     from .formats import from_json
 
-    dumped = init.model_dump(by_alias=True, mode="json", exclude_none=True)
+    answered = init.model_dump(by_alias=True, mode="json", exclude_none=True)
+    # A server may echo what it was given (an Authorization header, an env token) into its name,
+    # instructions or descriptions: nothing it sent is stored or shown with a secret in it.
+    dumped, clean_tools = scrub(answered, spec.secrets), scrub(tools, spec.secrets)
+    echoed = dumped != answered or clean_tools != tools
+    tools = clean_tools
     info = {"serverInfo": dumped.get("serverInfo"), "protocolVersion": dumped.get("protocolVersion"),
             "capabilities": dumped.get("capabilities", {}), "captured_at": _now(),
             "launch": spec.launch(), "pages": pages}
     part = from_json(tools, source=f"{spec.name} (live)", server=spec.name) if tools else None
     server_tools = part.servers[spec.name].tools if part else ()
-    return Server(spec.name, server_tools, dumped.get("instructions"), info), (part.warnings if part else [])
+    warnings = part.warnings if part else []
+    if echoed:
+        info["scrubbed"] = True
+        warnings = [f"server {spec.name!r} sent back a secret it was given (a header, env or URL credential "
+                    f"value); it was replaced with {REDACTED} before anything was stored or shown", *warnings]
+    return Server(spec.name, server_tools, dumped.get("instructions"), info), warnings
+
+
+def _non_finite(value: Any, path: str) -> tuple[str, float] | None:
+    """(where, value) of the first NaN or infinite number inside a JSON value, or None."""
+    stack = [(value, path)]
+    while stack:
+        v, where = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            return where, v
+        if isinstance(v, dict):
+            stack.extend((x, f"{where}.{k}") for k, x in reversed(list(v.items())))
+        elif isinstance(v, list):
+            stack.extend((x, f"{where}[{i}]") for i, x in reversed(list(enumerate(v))))
+    return None
 
 
 def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:
@@ -344,10 +388,23 @@ def _warnings(spec: ServerSpec, trace: _Trace) -> list[str]:
     return [scrub(w, spec.secrets) for w in out]
 
 
-def _reap(token: str) -> int:
-    """Kill every process still carrying this discovery's mark in its environment; returns how many."""
+def _server_pid(token: str) -> int | None:
+    """The pid of the server just started with this mark (our child; a session leader)."""
     import psutil
 
+    for p in psutil.Process().children():
+        with contextlib.suppress(psutil.Error, OSError):
+            if p.environ().get(_MARK) == token:
+                return p.pid
+    return None
+
+
+def _reap(token: str, sid: int | None = None) -> int:
+    """Kill every process left in the server's session or carrying this discovery's mark in its
+    environment; returns how many."""
+    import psutil
+
+    killed = len(kill_session(sid)) if sid else 0
     left = []
     for p in psutil.process_iter():
         with contextlib.suppress(psutil.Error, OSError):
@@ -357,7 +414,7 @@ def _reap(token: str) -> int:
         with contextlib.suppress(psutil.Error):
             p.kill()
     psutil.wait_procs(left, timeout=2)
-    return len(left)
+    return killed + len(left)
 
 
 # --- errors -------------------------------------------------------------------------------------
@@ -380,6 +437,8 @@ def _explain(e: BaseException, spec: ServerSpec, step: str, limit: float, trace:
     extra = f"; its stderr ends with: {stderr}" if stderr else ""
     if trace.junk:
         extra += f"; it printed non-JSON on stdout: {_clip(trace.junk[0])}"
+    if trace.refused:
+        return f"{where}: {trace.refused[0]}"
     http = _http_problem(trace, bool(spec.headers))
     if http:
         return f"{where}: {http}"
@@ -421,11 +480,9 @@ def _http_problem(trace: _Trace, sent_headers: bool) -> str | None:
     return None
 
 
-def _tail(errlog) -> str:
+def _tail(text: str) -> str:
     """The end of the server's stderr, one line per ' | '."""
-    errlog.flush()
-    errlog.seek(0)
-    text = errlog.read()[-4 * _STDERR_TAIL:]
+    text = text[-4 * _STDERR_TAIL:]
     return " | ".join(line.strip() for line in text.splitlines() if line.strip())[-_STDERR_TAIL:]
 
 

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import re
+import stat
+import sys
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,40 +31,132 @@ _DESCRIBE = {
 }
 
 
-def read_text(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> str:
-    """The UTF-8 text of `path` (a BOM dropped); raises InputError naming the file and the problem."""
-    p = Path(path)
+# Limits on what a hostile or broken input can make toolsurvey hold (see docs/security.md).
+MAX_INPUT_BYTES = 128 * 2**20  # one input file (registry, usage log, scenario, config); --max-input-bytes
+# A real description is under 10,000 characters; these stop a hostile one costing minutes and gigabytes.
+MAX_DESCRIPTION_CHARS = 10_000_000  # one tool description
+MAX_SCHEMA_CHARS = 10_000_000  # one tool's input or output schema, as compact JSON
+STDIN = "-"  # as an input path: standard input
+_max_input = ContextVar("max_input_bytes", default=MAX_INPUT_BYTES)
+
+
+@contextlib.contextmanager
+def input_limit(max_bytes: int) -> Iterator[None]:
+    """Within the block, refuse input files over `max_bytes` (the CLI's --max-input-bytes)."""
+    token = _max_input.set(max_bytes)
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such {what}") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a directory, expected {expected}") from None
-    except OSError as e:
-        raise InputError(f"{p}: cannot read ({e.strerror})") from None
+        yield
+    finally:
+        _max_input.reset(token)
+
+
+def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> bytes:
+    """The bytes of a regular file or of standard input (`-`), at most the input limit.
+
+    Raises InputError for a missing file, a directory, a device or FIFO (which could block or never
+    end), and a file over the limit.
+    """
+    limit = _max_input.get()
+    p = Path(path)
+    if str(path) == STDIN:
+        data = sys.stdin.buffer.read(limit + 1)
+    else:
+        try:  # O_NONBLOCK: opening a FIFO with no writer must not hang before we can refuse it
+            fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise InputError(f"{p}: no such {what}") from None
+        except OSError as e:
+            raise InputError(f"{p}: cannot read ({e.strerror})") from None
+        with os.fdopen(fd, "rb") as f:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise InputError(f"{p}: is a directory, expected {expected}")
+            if not stat.S_ISREG(st.st_mode):
+                kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else
+                        "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
+                raise InputError(f"{p}: is a {kind}, not a regular file; expected {expected} "
+                                 "(to read a pipe, give - and redirect it to standard input)")
+            if st.st_size > limit:
+                raise InputError(_too_big(p, f"{st.st_size:,} bytes", limit))
+            try:
+                data = f.read(limit + 1)
+            except OSError as e:
+                raise InputError(f"{p}: cannot read ({e.strerror})") from None
+    if len(data) > limit:
+        raise InputError(_too_big(p, f"over {limit:,} bytes", limit))
+    return data
+
+
+def _too_big(p: Path, size: str, limit: int) -> str:
+    return (f"{p}: {size}, more than the {limit:,}-byte input limit "
+            "(raise it with --max-input-bytes if this file is real)")
+
+
+def read_text(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> str:
+    """The UTF-8 text of `path` or standard input (`-`), a BOM dropped; raises InputError naming the
+    file and the problem (see read_bytes)."""
+    data = read_bytes(path, what, expected)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise InputError(f"{p}: not UTF-8 text (bad byte at offset {e.start})") from None
+        raise InputError(f"{Path(path)}: not UTF-8 text (bad byte at offset {e.start})") from None
 
 
 def read_json(path: str | os.PathLike) -> Any:
     """Parse a JSON file; raises InputError naming the file, line and column of the problem."""
-    return parse_json(read_text(path), str(Path(path)))
+    return parse_json(read_text(path), "standard input" if str(path) == STDIN else str(Path(path)))
+
+
+class NotJSONNumber(ValueError):
+    """NaN, Infinity or a number too large for a float: Python's json accepts them, JSON does not."""
+
+    def __init__(self, literal: str):
+        super().__init__(literal)
+        self.literal = literal
+
+
+def _no_constant(name: str) -> float:
+    raise NotJSONNumber(name)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise NotJSONNumber(text)
+    return value
+
+
+def strict_loads(data: str) -> Any:
+    """json.loads that refuses NaN, Infinity and numbers beyond a float (raises NotJSONNumber)."""
+    return json.loads(data, parse_constant=_no_constant, parse_float=_finite)
+
+
+def position(data: str, literal: str) -> str:
+    """'line L column C' of the first `literal` outside a JSON string in `data`."""
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|' + re.escape(literal), data):
+        if not m.group().startswith('"'):
+            line, start = data.count("\n", 0, m.start()) + 1, data.rfind("\n", 0, m.start())
+            return f"line {line} column {m.start() - start}"
+    return "an unknown position"
 
 
 def parse_json(data: str, where: str) -> Any:
-    """Parse JSON text; raises InputError with what was found instead of JSON."""
+    """Parse JSON text; raises InputError with what was found instead of JSON (NaN and Infinity included)."""
     try:
-        return json.loads(data)
+        return strict_loads(data)
     except json.JSONDecodeError as e:
         found = data.lstrip()[:40].splitlines()[0] if data.strip() else "an empty file"
         raise InputError(
             f"{where}: invalid JSON at line {e.lineno} column {e.colno} ({e.msg}); "
             f"the file starts with {found!r}"
         ) from None
+    except NotJSONNumber as e:
+        raise InputError(f"{where}: {e.literal} at {position(data, e.literal)} is not a JSON number "
+                         "(JSON has no NaN or Infinity, and a float ends near 1.8e308)") from None
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply to be a tool definition") from None
+    except ValueError as e:  # e.g. an integer of more than 4,300 digits
+        raise InputError(f"{where}: invalid JSON ({e})") from None
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -84,13 +182,15 @@ def _load_one(src: Any, format: str | None, server: str | None) -> Registry:
         p = Path(src)
         if "\0" in str(p):
             raise InputError(f"{str(p)!r}: a file name cannot contain a NUL character")
-        if p.is_dir():
+        if str(src) != STDIN and p.is_dir():
             files = sorted(p.glob("*.json"))
             if not files:
                 raise InputError(f"{p}: folder has no *.json files")
             return load(*files, format=format)
         value = read_json(p)
-        return from_json(value, source=str(p), server=server or p.stem, format=format, base=p.parent)
+        stdin = str(src) == STDIN
+        return from_json(value, source="standard input" if stdin else str(p),
+                         server=server or ("stdin" if stdin else p.stem), format=format, base=p.parent)
     return from_json(src, source="<value>", server=server or "default", format=format)
 
 
@@ -228,6 +328,7 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
     if desc is not None and not isinstance(desc, str):
         warnings.append(f"{where}: description is {_found(desc)}, expected a string; counted as its JSON text")
         desc = json.dumps(desc, ensure_ascii=False)
+    _check_size(where, desc, schema, output)
     for field, text in (("name", name), ("description", desc)):
         odd = _invisible(text)
         if odd:
@@ -245,6 +346,19 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
         annotations=annotations if isinstance(annotations, dict) else None,
         title=title, server=server, extra=extra, raw=item, source_format=fmt,
     )
+
+
+def _check_size(where: str, desc: str | None, *schemas: Any) -> None:
+    """Refuse a description or schema too big to be a real tool definition (it would only cost time)."""
+    if desc is not None and len(desc) > MAX_DESCRIPTION_CHARS:
+        raise InputError(f"{where}: description is {len(desc):,} characters, over the "
+                         f"{MAX_DESCRIPTION_CHARS:,} a tool definition may have")
+    for schema in schemas:
+        if isinstance(schema, dict):
+            size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str))
+            if size > MAX_SCHEMA_CHARS:
+                raise InputError(f"{where}: schema is {size:,} characters of JSON, over the "
+                                 f"{MAX_SCHEMA_CHARS:,} a tool definition may have")
 
 
 # Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.

@@ -8,6 +8,7 @@ import math
 import os
 import re
 import struct
+import time
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -248,22 +249,23 @@ def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[byt
     """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
     import httpx
 
-    shown = redact_url(url)
-    chunks, size = [], 0
+    from ._http import deadline_timeout, read_capped
+    from ._mcp_config import check_url
+
+    shown = redact_url(check_url(url, "the source"))
+    deadline = time.monotonic() + timeout  # the whole fetch, redirects and a slow trickle included
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=True) as client:
+        with httpx.Client(timeout=deadline_timeout(timeout, deadline), follow_redirects=True) as client:
             with client.stream("GET", url, headers=headers) as r:
                 if r.status_code >= 400:
                     raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
-                for chunk in r.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_FETCH_BYTES:
-                        raise InputError(f"{shown} sent more than {MAX_FETCH_BYTES:,} bytes; stopped reading")
-                    chunks.append(chunk)
+                body = read_capped(r, max_bytes=MAX_FETCH_BYTES, deadline=deadline, where=shown)
                 ctype = r.headers.get("content-type", "")
+    except httpx.TimeoutException:
+        raise InputError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
     except httpx.HTTPError as e:
         raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
-    return b"".join(chunks), ctype
+    return body, ctype
 
 
 def _url_tool(url: str) -> str:
@@ -330,7 +332,9 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
             if not str(src).strip():
                 raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
             path = Path(src)
-            if path.is_dir():
+            if str(src) == "-":  # standard input: one result
+                files = [path]
+            elif path.is_dir():
                 files = _files(path)
                 if not files:
                     warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
@@ -340,17 +344,17 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
                 raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
                                  "samples, a .jsonl trace or an http(s) URL)")
             for f in files:
-                try:
-                    data = f.read_bytes()
-                except OSError as e:
-                    raise InputError(f"cannot read {f}: {e.strerror}") from None
+                from .formats import read_bytes  # regular files or -, at most --max-input-bytes
+
+                data = read_bytes(f, "file", "a JSON or text file, a folder of samples or a .jsonl trace")
                 text, w = decode(data, str(f))
                 warnings += w
                 if f.suffix.lower() in TRACE_SUFFIXES:
                     payloads += read_trace(f, text, warnings, server)
                     continue
-                name = tool or f.resolve().parent.name or "(file)"
-                p, w2 = payload_from_text(text, name, str(f), f.suffix.lower() == ".json", server=server)
+                stdin = str(f) == "-"
+                name = tool or ("stdin" if stdin else f.resolve().parent.name or "(file)")
+                p, w2 = payload_from_text(text, name, "standard input" if stdin else str(f), f.suffix.lower() == ".json", server=server)
                 payloads.append(p)
                 warnings += w2
         else:

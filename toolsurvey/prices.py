@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 from .errors import InputError
@@ -275,18 +274,16 @@ def _parse_json(text: str, origin: str) -> Any:
 def _read(source: str) -> tuple[str, str]:
     """The text of a path or http(s) URL; raises InputError when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        import httpx  # only for the URL case
+        from .payloads import fetch  # streamed, with a byte cap and a deadline for the whole answer
 
         try:
-            resp = httpx.get(source, timeout=30, follow_redirects=True)
-            resp.raise_for_status()
-        except httpx.HTTPError as e:
-            raise InputError(f"cannot fetch prices from {source}: {e}") from None
-        return resp.text, source
-    try:
-        return Path(source).read_text("utf-8"), source
-    except OSError as e:
-        raise InputError(f"cannot read prices file {source}: {e.strerror}") from None
+            body, _ = fetch(source, {}, timeout=30)
+        except InputError as e:
+            raise InputError(f"cannot fetch prices: {e}") from None
+        return body.decode("utf-8", "replace"), source
+    from .formats import read_text
+
+    return read_text(source, "prices file", "a prices TOML or JSON file"), source
 
 
 def load_prices(source: str | os.PathLike | None = None, *, base: Mapping[str, Price] | None = None,

@@ -129,7 +129,7 @@ class Report:
             folder = p.with_suffix("") if p.suffix.lower() == ".csv" else p
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                return [atomic_write(folder / name, text) for name, text in files.items()]
+                return _write_csv_set(folder, files)
             except OSError as e:
                 raise InputError(f"cannot write {folder}: {e.strerror}") from None
         text = self.to_html() if format == "html" else self.to_markdown()
@@ -137,6 +137,23 @@ class Report:
             return [atomic_write(p, text)]
         except OSError as e:
             raise InputError(f"cannot write {p}: {e.strerror}") from None
+
+
+_MANIFEST = ".toolsurvey-report"  # in a CSV report's folder: the files of the set written last
+
+
+def _write_csv_set(folder: Path, files: dict[str, str]) -> list[Path]:
+    """Write the CSV files, then remove those of the previous set (listed in the manifest) not in this one."""
+    try:
+        old = (folder / _MANIFEST).read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        old = []
+    paths = [atomic_write(folder / name, text) for name, text in files.items()]
+    atomic_write(folder / _MANIFEST, "".join(f"{name}\n" for name in files))
+    for name in old:  # only plain names we wrote: a doctored manifest cannot reach outside the folder
+        if name.endswith(".csv") and name not in files and Path(name).name == name:
+            (folder / name).unlink(missing_ok=True)
+    return paths
 
 
 def format_for(path: str | os.PathLike) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import json
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -132,10 +132,9 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
 def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
     """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
     p = Path(path) if base is None or Path(path).is_absolute() else base / path
-    try:
-        text = p.read_text("utf-8")
-    except OSError as e:
-        raise InputError(f"{name}: cannot read samples file {p}: {e.strerror}") from None
+    from .formats import parse_json, read_text
+
+    text = read_text(p, "samples file", "a JSON or CSV samples file")
     if p.suffix == ".csv":
         import io
 
@@ -145,10 +144,7 @@ def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
         if "tokens" not in df.columns:
             raise InputError(f"{name}: {p} has no 'tokens' column (found {', '.join(df.columns)})")
         return [float(v) for v in df["tokens"]]
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{name}: {p} is not valid JSON ({e.msg})") from None
+    doc = parse_json(text, f"{name}: {p}")
     if isinstance(doc, list):
         return [float(v["tokens"] if isinstance(v, dict) else v) for v in doc]
     raise InputError(f"{name}: {p} should hold a list of token counts, found a JSON {type(doc).__name__}")
@@ -316,14 +312,27 @@ def load_phases(path: str | os.PathLike) -> tuple[tuple[Phase, ...], str | None]
 
 
 def _toml(path: str | os.PathLike, what: str) -> dict:
+    from .formats import read_text
+
     try:
-        text = Path(path).read_text("utf-8")
-    except OSError as e:
-        raise InputError(f"cannot read {what} {path}: {e.strerror}") from None
+        text = read_text(path, what, f"a TOML {what} file")
+    except InputError as e:
+        raise InputError(f"cannot read {what} {e}") from None
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: not valid TOML ({e})") from None
+    _reject_non_finite(doc, os.fspath(path))
+    return doc
+
+
+def _reject_non_finite(value: Any, where: str, key: str = "") -> None:
+    """TOML allows nan and inf; no count, price or rate can be either."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: {key or 'a value'} = {value} is not a finite number")
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        _reject_non_finite(v, where, f"{key}[{k}]" if isinstance(k, int) else f"{key}.{k}".lstrip("."))
 
 
 def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:

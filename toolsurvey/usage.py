@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from .errors import InputError
-from .formats import read_text
+from .formats import NotJSONNumber, position, read_text, strict_loads
 from .registry import Registry
 from .tokens import DEFAULT_ENCODING, count
 
@@ -81,15 +81,23 @@ def _canonical(args: Any) -> str:
 
 def _response_tokens(rec: dict, encoding: str, bytes_per_token: float) -> tuple[float, bool]:
     if rec.get("response_tokens") not in (None, ""):
-        return float(rec["response_tokens"]), False
+        return _finite(rec["response_tokens"]), False
     if rec.get("response") is not None:
         r = rec["response"]
         text = r if isinstance(r, str) else json.dumps(r, separators=(",", ":"), ensure_ascii=False)
         return float(count(text, encoding)), False
     size = rec.get("response_bytes", rec.get("response_size"))
     if size not in (None, ""):
-        return float(math.ceil(float(size) / bytes_per_token)), True
+        return float(math.ceil(_finite(size) / bytes_per_token)), True
     return math.nan, False
+
+
+def _finite(v: Any) -> float:
+    """A finite number from a log field; ValueError for Infinity, NaN or 1e400 (no size is infinite)."""
+    f = float(v)
+    if not math.isfinite(f):
+        raise ValueError(f"{v!r} is not a finite number")
+    return f
 
 
 def _outcome(rec: dict) -> str:
@@ -116,9 +124,14 @@ def _records(source: Any) -> tuple[list[tuple[int, Any]], list[str], str]:
         if not line.strip():
             continue
         try:
-            out.append((i, json.loads(line)))
+            out.append((i, strict_loads(line)))
         except json.JSONDecodeError as e:
             problems.append(f"line {i}: not valid JSON ({e.msg} at column {e.colno}); skipped")
+        except NotJSONNumber as e:
+            problems.append(f"line {i}: {e.literal} at {position(line, e.literal).replace('line 1 ', '')} "
+                            "is not a JSON number (JSON has no NaN or Infinity); skipped")
+        except ValueError as e:
+            problems.append(f"line {i}: not valid JSON ({e}); skipped")
         except RecursionError:
             problems.append(f"line {i}: JSON nested too deeply; skipped")
     return out, problems, str(p)
@@ -148,8 +161,8 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
         no_ts += ts is None
         try:
             tokens, estimated = _response_tokens(rec, encoding, bytes_per_token)
-        except (TypeError, ValueError):
-            problems.append(f"line {line}: unreadable response size; kept without one")
+        except (TypeError, ValueError) as e:
+            problems.append(f"line {line}: unreadable response size ({e}); kept without one")
             tokens, estimated = math.nan, False
         session = _first(rec, "session")
         server = _first(rec, "server")
@@ -157,7 +170,7 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
                      tool.strip(), _canonical(_first(rec, "arguments")), tokens, estimated, _outcome(rec),
                      rec.get("response")))  # kept so a plan can trim real payloads
     if not rows:
-        found = f"{len(problems)} unreadable line(s)" if problems else "no records"
+        found = f"{len(problems)} unreadable line(s), first {problems[0]}" if problems else "no records"
         raise InputError(f"{where}: no tool calls found ({found}); expected CSV or JSON Lines with a 'tool' field")
     if no_ts:
         problems.append(f"{no_ts} of {len(rows)} calls have no timestamp: they count in totals but not "

@@ -6,6 +6,7 @@ import argparse
 import importlib
 import os
 import pkgutil
+import signal
 import sys
 
 from ..errors import ToolsurveyError
@@ -30,22 +31,82 @@ def build_parser() -> argparse.ArgumentParser:
     for name, mod in _commands().items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
         mod.configure(p)
+        p.add_argument("--max-input-bytes", type=_byte_count, default=None, metavar="N",
+                       help="refuse an input file (registry, usage log, scenario, config) larger than this "
+                            "(default: 128 MiB; accepts K, M, G suffixes)")
         p.set_defaults(_run=mod.run)
     return parser
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: unwind like Ctrl-C, so temporary files and servers are cleaned up."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+_received: list[int] = []  # termination signals seen during this run
+
+
+def _terminate(signum, frame):
+    _received.append(signum)
+    on_interrupt = signal.getsignal(signal.SIGINT)
+    if callable(on_interrupt) and on_interrupt is not signal.default_int_handler:
+        # asyncio.run's own Ctrl-C handler (discovery): it cancels the main task, so every server
+        # is stopped and reaped on the way out; the run then ends with KeyboardInterrupt.
+        on_interrupt(signal.SIGINT, frame)
+        return
+    raise Terminated(signum)
+
+
+def _on_termination(handler) -> dict:
+    """Install `handler` for SIGTERM and SIGHUP (main thread only); returns the previous handlers."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    sigs = [s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None]
+    # Only where the default (dying) is in force: under nohup, SIGHUP stays ignored.
+    return {s: signal.signal(s, handler) for s in sigs if signal.getsignal(s) == signal.SIG_DFL}
+
+
+def _byte_count(text: str) -> int:
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    t = text.strip().lower().removesuffix("ib").removesuffix("b")
+    scale = units.get(t[-1:], 1)
+    try:
+        n = int(t[:-1] if scale > 1 else t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a byte count such as 1000000 or 256M, found {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive byte count, found {text!r}")
+    return n
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    from ..formats import MAX_INPUT_BYTES, input_limit
+
+    _received.clear()
+    previous = _on_termination(_terminate)
     try:
-        return int(args._run(args) or 0)
+        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES):
+            return int(args._run(args) or 0)
+    except KeyboardInterrupt as e:
+        if not _received and not isinstance(e, Terminated):
+            print("toolsurvey: interrupted", file=sys.stderr)
+            return 130
+        signum = e.signum if isinstance(e, Terminated) else _received[-1]
+        print(f"toolsurvey: terminated by {signal.Signals(signum).name}", file=sys.stderr)
+        return 128 + signum
     except ToolsurveyError as e:
-        print(f"toolsurvey {args.command}: error: {e}", file=sys.stderr)
+        from .._markdown import visible
+
+        print(f"toolsurvey {args.command}: error: {visible(e)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("toolsurvey: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:  # e.g. `toolsurvey footprint ... | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
@@ -55,6 +116,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"toolsurvey {args.command}: internal error: {type(e).__name__}: {e} "
               "(set TOOLSURVEY_DEBUG=1 for the traceback, and please report it)", file=sys.stderr)
         return 3
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def entry() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from .._io import atomic_write, spreadsheet_safe
+from .._io import STDOUT, atomic_write, spreadsheet_safe
+from .._markdown import visible
 from ..errors import InputError
 
 FORMATS_OUT = ("table", "csv", "json")
@@ -33,7 +34,7 @@ def load_registry(args: argparse.Namespace):
 
 def print_warnings(warnings: list[str]) -> None:
     for w in warnings[:MAX_WARNINGS]:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {visible(w)}", file=sys.stderr)
     if len(warnings) > MAX_WARNINGS:
         print(f"warning: … and {len(warnings) - MAX_WARNINGS} more", file=sys.stderr)
 
@@ -44,7 +45,8 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
 
 
 def add_output_file_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write to FILE (atomically; devices, FIFOs and - are written through) instead of standard output")
 
 
 def _cell(v: Any, col: str) -> str:
@@ -54,16 +56,16 @@ def _cell(v: Any, col: str) -> str:
         return f"{v:,}"
     if isinstance(v, float):
         return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".")
-    return "" if v is None else str(v)
+    return "" if v is None else visible(v)  # third-party text must not drive the terminal
 
 
 def render_table(df: pd.DataFrame) -> str:
     """A plain aligned text table: numbers right-aligned with separators, shares as percents."""
-    cols = list(df.columns)
+    cols = [visible(c) for c in df.columns]
     cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row, strict=True)]
              for row in df.itertuples(index=False)]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in cols]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
 
     def line(values):
         return "  ".join(v.rjust(w) if num else v.ljust(w)
@@ -79,15 +81,20 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "") -> No
     elif fmt == "json":
         text = json.dumps(json.loads(df.to_json(orient="records")), indent=2, ensure_ascii=False) + "\n"
     else:
-        text = (header + "\n\n" if header else "") + render_table(df) + "\n"
+        text = (visible_lines(header) + "\n\n" if header else "") + render_table(df) + "\n"
     write(text, output)
+
+
+def visible_lines(text: str) -> str:
+    """`text` with control and bidi characters escaped in each line (see _markdown.visible)."""
+    return "\n".join(visible(line) for line in text.split("\n"))
 
 
 def write(text: str, output: str | None) -> None:
     """Write `text` to `output` atomically, or to standard output; raises InputError if it cannot."""
     # Lone surrogates (from JSON escapes like "\\ud800" in third-party text) cannot be encoded as UTF-8.
     text = text.encode("utf-8", "replace").decode("utf-8")
-    if output:
+    if output and output != STDOUT:
         try:
             atomic_write(output, text)
         except OSError as e:

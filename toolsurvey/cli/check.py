@@ -25,6 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .._markdown import visible
     from ..budget import check, parse_increase
     from ._common import load_registry
     from ._measure import measure_kwargs
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
                      max_server_tokens=args.max_server_tokens, baseline=baseline, max_increase=frac,
                      max_increase_tokens=tokens, fail_on=args.fail_on, **measure_kwargs(args))
     for b in breaches:
-        print(b.message)
+        print(visible(b.message))
     if breaches:
         print(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}", file=sys.stderr)
         return 1

@@ -20,6 +20,7 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    from ..errors import InputError
     from ..formats import dump
     from ._common import load_registry, write
 
@@ -27,5 +28,9 @@ def run(args: argparse.Namespace) -> int:
     if args.to != "registry" and len(reg.servers) > 1:
         print(f"note: {len(reg.servers)} servers flattened into one {args.to} tool list; "
               "use --to registry to keep them apart", file=sys.stderr)
-    write(json.dumps(dump(reg, args.to), indent=2, ensure_ascii=False) + "\n", args.output)
+    try:  # a Registry built in Python may hold NaN; JSON has no way to write it
+        text = json.dumps(dump(reg, args.to), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError as e:
+        raise InputError(f"cannot write JSON: {e}") from None
+    write(text, args.output)
     return 0

@@ -52,7 +52,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="servers started at once (default: %(default)s)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")
-    p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically; - for standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     from ._common import print_warnings, write
 
     target = args.target
-    if args.output and not Path(args.output).resolve().parent.is_dir():
+    to_stdout = args.output == "-"
+    if args.output and not to_stdout and not Path(args.output).resolve().parent.is_dir():
         raise InputError(f"cannot write {args.output}: its folder does not exist")
     if len(target) > 1 and all(is_url(t) for t in target):
         raise InputError("one URL at a time; to discover several servers, list them in a --config file")
@@ -76,13 +77,12 @@ def run(args: argparse.Namespace) -> int:
                    on_progress=_progress(sys.stderr))
     print_warnings([w for w in reg.warnings if not _is_failure(w, reg)])
     print_warnings(name_problems(reg))
-    if args.output:
+    if args.output and not to_stdout:
         save_snapshot(reg, args.output)
         print(f"wrote {args.output}", file=sys.stderr)
-    if args.format == "json":
-        if not args.output:
-            write(json.dumps(snapshot(reg), indent=2, ensure_ascii=False) + "\n", None)
-    else:
+    if to_stdout or (args.format == "json" and not args.output):
+        write(json.dumps(snapshot(reg), indent=2, ensure_ascii=False, allow_nan=False) + "\n", None)
+    elif args.format == "table":
         write(_summary(reg), None)
     failed = failures(reg)
     if failed:
@@ -100,13 +100,15 @@ def _progress(stream):
     """Print one line per server as it starts and ends (works in logs, not only terminals)."""
     state = {"started": 0, "ended": 0}
 
+    from .._markdown import visible
+
     def show(event: str, name: str, detail: str) -> None:
         if event == "start":
             state["started"] += 1
             return
         state["ended"] += 1
         mark = "ok" if event == "done" else "FAILED"
-        print(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}", file=stream, flush=True)
+        print(visible(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}"), file=stream, flush=True)
 
     return show
 

@@ -22,25 +22,29 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
                    help="default: from the output's suffix (.md markdown, .csv or a folder csv), else html")
     p.add_argument("-o", "--output", metavar="FILE",
-                   help="where to write (default: report.html; markdown without -o goes to standard output)")
+                   help="where to write; - for standard output "
+                        "(default: report.html; markdown without -o goes to standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
     from ..reporting import format_for, report
-    from ._common import load_registry
+    from ._common import load_registry, visible_lines
     from ._measure import measure_kwargs, scenario_options
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
+    if args.output == "-" and fmt == "csv":
+        raise InputError("a CSV report is a folder of files; -o - (standard output) takes html or markdown")
     reg = load_registry(args)
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
                  **measure_kwargs(args), **scenario_options(args))
-    if fmt == "markdown" and not args.output:
-        sys.stdout.write(rep.to_markdown())
-        print(rep.summary_text(), file=sys.stderr)
+    if args.output == "-" or (fmt == "markdown" and not args.output):
+        sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())
+        print(visible_lines(rep.summary_text()), file=sys.stderr)
         return 0
     output = args.output or ("report.html" if fmt == "html" else "report-tables")
     paths = rep.save(output, format=fmt)
-    print(rep.summary_text())
+    print(visible_lines(rep.summary_text()))
     where = paths[0].resolve() if fmt != "csv" else paths[0].resolve().parent
     what = {"html": "open it in a browser; it works offline", "markdown": "Markdown",
             "csv": f"{len(paths)} CSV files"}[fmt]
