@@ -10,12 +10,12 @@ OPS = DATA / "registries" / "ops_assistant.json"
 CLEAN = DATA / "registries" / "support_desk.json"
 
 
-def test_audit_table_ranks_security_first(cli):
+def test_audit_table_ranks_poisoning_first(cli):
     code, out, _ = cli("audit", OPS)
     assert code == 0
     lines = out.splitlines()
     assert "findings on" in lines[0]
-    assert lines[4].startswith("security")
+    assert lines[4].startswith("poisoning")
 
 
 def test_fail_on_exit_codes(cli):
