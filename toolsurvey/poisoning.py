@@ -85,8 +85,8 @@ def _strings(node: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
         yield path, node
     elif isinstance(node, dict):
         for k, v in node.items():
-            if path.endswith("/properties") and isinstance(k, str):
-                yield f"{path}/{k} (name)", k
+            if path.endswith("/properties") and isinstance(k, str):  # a name is read as words
+                yield f"{path}/{k} (name)", re.sub(r"[_-]+", " ", k)
             yield from _strings(v, f"{path}/{k}", depth + 1)
     elif isinstance(node, list):
         for i, v in enumerate(node):
@@ -236,7 +236,7 @@ def _sentence_signals(name: str, text: str, pats: _Patterns) -> Iterator[tuple[s
             yield "suspicious", "instructions", m, sentence
         if m := _shadowing(name, s, pats):
             yield "poisoning", "shadowing", m, sentence
-        if (m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s):
+        if (m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s) or (m := _first(pats.exfil_self, s)):
             yield "poisoning", "exfiltration", m, sentence
         if m := _secret(s, pats):
             yield (*m, sentence)
