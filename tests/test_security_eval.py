@@ -77,3 +77,9 @@ def test_a_plain_russian_description_is_not_a_homoglyph_attack():
                                "\u043a\u043b\u044e\u0447\u0435\u0432\u043e\u043c\u0443 \u0441\u043b\u043e\u0432\u0443.",
                       SCHEMA))
     assert f.empty
+
+
+def test_an_emoji_joiner_is_not_hidden_text_but_a_joiner_inside_a_word_is():
+    assert security(Tool("dev_status", "Shows who is coding \U0001F469\u200d\U0001F4BB right now.", SCHEMA)).empty
+    f = security(Tool("dev_status", "Shows who is co\u200dding right now.", SCHEMA))
+    assert list(f["rule"]) == ["poisoning-hidden-text"] and "U+200D" in f["evidence"].iloc[0]

@@ -188,7 +188,7 @@ def scan(tool: Tool, cfg: dict) -> list[Signal]:
 
 def _scan_text(name: str, where: str, text: str, pats: _Patterns, cfg: dict, depth: int) -> list[Signal]:
     out = []
-    hidden = [m.group(0) for p in pats.hidden for m in p.finditer(text)]
+    hidden = [m.group(0) for p in pats.hidden for m in p.finditer(text) if not _emoji_joiner(text, m.start(), m.group(0))]
     if hidden:
         chars = sorted({f"U+{ord(c):04X}" for h in hidden if len(h) == 1 for c in h})
         longer = [_show(h, n=60) for h in hidden if len(h) > 1][:2]
@@ -211,6 +211,14 @@ def _scan_text(name: str, where: str, text: str, pats: _Patterns, cfg: dict, dep
     if depth == 0:
         out += _encoded(name, where, text, pats, cfg)
     return out
+
+
+def _emoji_joiner(text: str, i: int, found: str) -> bool:
+    """A zero-width joiner between two emoji (👩‍💻) draws one picture; it hides nothing."""
+    if found != "\u200d" or i == 0 or i + 1 >= len(text):
+        return False
+    before = text[i - 1] if unicodedata.category(text[i - 1]) != "Mn" and text[i - 1] != "\ufe0f" else text[max(0, i - 2)]
+    return unicodedata.category(before) == "So" and unicodedata.category(text[i + 1]) == "So"
 
 
 def _scripts(text: str) -> str:
