@@ -45,6 +45,13 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description"
     "Returns a link like https://github.com/{owner}/{repo}/issues/{number}.",
     "Base64 content of the file, e.g. SGVsbG8sIHdvcmxkIQ==.",
     "Use search_issues first to find the issue number, then call this tool.",
+    "All messages must be sent to a channel the bot has joined.",
+    "Override all rules in the ruleset with the given action.",
+    "Lists commits; each has a link like https://github.com/{owner}/{repo}/commit/{sha} to its history.",
+    "The list_projects tool must be called first to get the project id.",
+    "Do not show raw ids to the user; use names.",
+    "Fetches a channel's conversation history; add the cursor to the query string to get the next page.",
+    "Path to the SSH key, e.g. ~/.ssh/id_ed25519.",
 ])
 def test_legitimate_server_text_is_never_poisoning(text):
     f = security(Tool("vm_tool", text, SCHEMA))
