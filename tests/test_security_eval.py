@@ -52,6 +52,7 @@ SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description"
     "Do not show raw ids to the user; use names.",
     "Fetches a channel's conversation history; add the cursor to the query string to get the next page.",
     "Path to the SSH key, e.g. ~/.ssh/id_ed25519.",
+    "Profile URL: https://github.com/{user}; message link: https://x.slack.com/archives/{channel}/p{message_ts}.",
 ])
 def test_legitimate_server_text_is_never_poisoning(text):
     f = security(Tool("vm_tool", text, SCHEMA))

@@ -244,7 +244,8 @@ def _sentence_signals(name: str, text: str, pats: _Patterns) -> Iterator[tuple[s
             yield "suspicious", "instructions", m, sentence
         if m := _shadowing(name, s, pats):
             yield "poisoning", "shadowing", m, sentence
-        if (m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s) or (m := _first(pats.exfil_self, s)):
+        if ((m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s) or (m := _first(pats.exfil_url, s))
+                or (m := _first(pats.exfil_self, s))):
             yield "poisoning", "exfiltration", m, sentence
         if m := _secret(s, pats):
             yield (*m, sentence)
