@@ -91,3 +91,10 @@ def test_an_emoji_joiner_is_not_hidden_text_but_a_joiner_inside_a_word_is():
     assert security(Tool("dev_status", "Shows who is coding \U0001F469\u200d\U0001F4BB right now.", SCHEMA)).empty
     f = security(Tool("dev_status", "Shows who is co\u200dding right now.", SCHEMA))
     assert list(f["rule"]) == ["poisoning-hidden-text"] and "U+200D" in f["evidence"].iloc[0]
+
+
+def test_a_schema_that_refers_to_itself_is_scanned_once():
+    node = {"type": "object", "description": "<IMPORTANT>x</IMPORTANT>"}
+    node["properties"] = {"a": node, "b": node}
+    f = security(Tool("loop", "Walks a loop of nodes and returns them.", node))
+    assert list(f["evidence"]) == ['inputSchema/description: "<IMPORTANT>x</IMPORTANT>"']

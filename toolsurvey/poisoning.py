@@ -75,22 +75,20 @@ def texts(tool: Tool) -> Iterator[tuple[str, str]]:
         yield "description", tool.description
     for root, value in (("annotations", tool.annotations), ("inputSchema", tool.input_schema),
                         ("outputSchema", tool.output_schema)):
-        yield from _strings(value, root, 0)
+        yield from _strings(value, root, 0, frozenset())
 
 
-def _strings(node: Any, path: str, depth: int) -> Iterator[tuple[str, str]]:
-    if depth > _MAX_DEPTH:
-        return
+def _strings(node: Any, path: str, depth: int, seen: frozenset) -> Iterator[tuple[str, str]]:
+    """Every string under `node`, stopping at `_MAX_DEPTH` and at containers met before on the path."""
     if isinstance(node, str):
         yield path, node
-    elif isinstance(node, dict):
-        for k, v in node.items():
+    elif isinstance(node, (dict, list)) and depth <= _MAX_DEPTH and id(node) not in seen:
+        seen = seen | {id(node)}
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for k, v in items:
             if path.endswith("/properties") and isinstance(k, str):  # a name is read as words
                 yield f"{path}/{k} (name)", re.sub(r"[_-]+", " ", k)
-            yield from _strings(v, f"{path}/{k}", depth + 1)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _strings(v, f"{path}/{i}", depth + 1)
+            yield from _strings(v, f"{path}/{k}", depth + 1, seen)
 
 
 # --- look-alike characters --------------------------------------------------------------------
