@@ -98,3 +98,8 @@ def test_a_schema_that_refers_to_itself_is_scanned_once():
     node["properties"] = {"a": node, "b": node}
     f = security(Tool("loop", "Walks a loop of nodes and returns them.", node))
     assert list(f["evidence"]) == ['inputSchema/description: "<IMPORTANT>x</IMPORTANT>"']
+
+
+def test_curly_quotes_fold_but_disguise_nothing():
+    f = security(Tool("fs", "Absolute path; system paths (e.g. \u201c/etc\u201d, \u201c~/.ssh\u201d) are rejected.", SCHEMA))
+    assert list(f["rule"]) == ["suspicious-secrets"]

@@ -113,7 +113,8 @@ def _confusables() -> dict[str, str]:
 
 
 def fold(text: str) -> tuple[str, list[bool]]:
-    """The text with look-alike characters replaced by ASCII, and per output character whether it was replaced."""
+    """The text with look-alike characters replaced by ASCII, and per output character whether it is a
+    look-alike letter or angle bracket (curly quotes and dashes are folded too, but disguise nothing)."""
     if text.isascii():
         return text, [False] * len(text)
     table = _confusables()
@@ -122,14 +123,14 @@ def fold(text: str) -> tuple[str, list[bool]]:
         f = c if c.isascii() else table.get(c) or unicodedata.normalize("NFKC", c)
         f = f if f.isascii() or c.isascii() else c
         out.append(f)
-        changed += [f != c] * len(f)
+        changed += [f != c and (unicodedata.category(c).startswith("L") or f in "<>")] * len(f)
     return "".join(out), changed
 
 
 # --- the scan ---------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=8)
+@lru_cache(maxsize=256)
 def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
     return tuple(re.compile(p) for p in patterns)
 
