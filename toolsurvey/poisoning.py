@@ -172,9 +172,12 @@ def scan(tool: Tool, cfg: dict) -> list[Signal]:
     `cfg` is the `[poisoning]` section of the audit configuration.
     """
     pats = _Patterns(cfg)
+    # Names that are this tool or its own parameters: an order about them is not about another tool.
+    own = {tool.name.lower(), "this", "that", "the", "a"} | {
+        w.split("/")[-1].removesuffix(" (name)").lower() for w, _ in texts(tool) if w.endswith(" (name)")}
     out: list[Signal] = []
     for where, text in texts(tool):
-        out += _scan_text(tool.name, where, text[:_MAX_TEXT], pats, cfg, depth=0)
+        out += _scan_text(own, where, text[:_MAX_TEXT], pats, cfg, depth=0)
     strong = {s.kind for s in out if s.level == "poisoning"}
     seen, kept = set(), []
     for s in out:  # a suspicious signal of a kind the tool is already poisoned by adds nothing
@@ -185,7 +188,7 @@ def scan(tool: Tool, cfg: dict) -> list[Signal]:
     return kept
 
 
-def _scan_text(name: str, where: str, text: str, pats: _Patterns, cfg: dict, depth: int) -> list[Signal]:
+def _scan_text(own: set[str], where: str, text: str, pats: _Patterns, cfg: dict, depth: int) -> list[Signal]:
     out = []
     hidden = [m.group(0) for p in pats.hidden for m in p.finditer(text) if not _emoji_joiner(text, m.start(), m.group(0))]
     if hidden:
@@ -198,7 +201,7 @@ def _scan_text(name: str, where: str, text: str, pats: _Patterns, cfg: dict, dep
     if unescaped != folded:
         views.append((" (HTML-escaped)", unescaped, [False] * len(unescaped)))
     for note, view, changes in views:
-        for level, kind, m, sentence in _sentence_signals(name, view, pats):
+        for level, kind, m, sentence in _sentence_signals(own, view, pats):
             disguised = any(changes[m.start() + sentence[0]:m.end() + sentence[0]])
             evidence = f"{_show(sentence[1], m)}{note}"
             if disguised:
@@ -208,7 +211,7 @@ def _scan_text(name: str, where: str, text: str, pats: _Patterns, cfg: dict, dep
                                   f"{_show(original)} ({_scripts(original)})"))
             out.append(Signal(level, kind, where, evidence))
     if depth == 0:
-        out += _encoded(name, where, text, pats, cfg)
+        out += _encoded(own, where, text, pats, cfg)
     return out
 
 
@@ -225,7 +228,7 @@ def _scripts(text: str) -> str:
     return ", ".join(f"{n.title()} letters" for n in names) or "non-ASCII letters"
 
 
-def _sentence_signals(name: str, text: str, pats: _Patterns) -> Iterator[tuple[str, str, re.Match, tuple[int, str]]]:
+def _sentence_signals(own: set[str], text: str, pats: _Patterns) -> Iterator[tuple[str, str, re.Match, tuple[int, str]]]:
     """(level, kind, match, (offset, sentence)) of the signals in each sentence of `text`."""
     start = 0
     for piece in [*_SENTENCE.finditer(text), None]:
@@ -241,7 +244,7 @@ def _sentence_signals(name: str, text: str, pats: _Patterns) -> Iterator[tuple[s
             yield "poisoning", "instructions", m, sentence
         elif m := _first(pats.confirm, s):
             yield "suspicious", "instructions", m, sentence
-        if m := _shadowing(name, s, pats):
+        if m := _shadowing(own, s, pats):
             yield "poisoning", "shadowing", m, sentence
         if ((m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s) or (m := _first(pats.exfil_url, s))
                 or (m := _first(pats.exfil_self, s))):
@@ -250,18 +253,17 @@ def _sentence_signals(name: str, text: str, pats: _Patterns) -> Iterator[tuple[s
             yield (*m, sentence)
 
 
-def _shadowing(name: str, s: str, pats: _Patterns) -> re.Match | None:
+def _shadowing(own: set[str], s: str, pats: _Patterns) -> re.Match | None:
     for p in pats.shadowing:
         for m in p.finditer(s):
-            other = (m.groupdict().get("tool") or "").lower()
-            if other not in ("this", "that", "the", "a", name.lower()):
+            if (m.groupdict().get("tool") or "").lower() not in own:
                 return m
     return None
 
 
 def _secret(s: str, pats: _Patterns) -> tuple[str, str, re.Match] | None:
-    """A secret path or value in the sentence: `poisoning` when the sentence orders it read and passed
-    on (a path: read or passed on), `suspicious` when it is mentioned in a rule or without an order."""
+    """A secret in the sentence: `poisoning` when the sentence orders it read and passed on (a secret
+    file: read or passed on), `suspicious` for a secret file mentioned in a rule or without an order."""
     path = _first(pats.secret_paths, s)
     m = path or _first(pats.secret_values, s)
     if m is None:
@@ -270,16 +272,16 @@ def _secret(s: str, pats: _Patterns) -> tuple[str, str, re.Match] | None:
     read, passed = _first(pats.read, s), _first(pats.pass_on, s)
     if _first(pats.negative, near) is None and (passed and (read or path) or (read and path)):
         return "poisoning", "secrets", m
-    if path or read or passed:
+    if path:
         return "suspicious", "secrets", m
-    return None  # a name such as GITHUB_TOKEN or "API key" on its own is configuration, not a request
+    return None  # a password parameter, GITHUB_TOKEN or a .env file named in passing is configuration
 
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2})+\b")
 
 
-def _encoded(name: str, where: str, text: str, pats: _Patterns, cfg: dict) -> list[Signal]:
+def _encoded(own: set[str], where: str, text: str, pats: _Patterns, cfg: dict) -> list[Signal]:
     """Base64 or hex runs that decode to readable text carrying instructions (scanned once more)."""
     out = []
     for m in [*_BASE64.finditer(text), *_HEX.finditer(text)]:
@@ -287,7 +289,7 @@ def _encoded(name: str, where: str, text: str, pats: _Patterns, cfg: dict) -> li
         decoded = _decode(blob, cfg)
         if decoded is None:
             continue
-        inner = _scan_text(name, where, decoded, pats, cfg, depth=1)
+        inner = _scan_text(own, where, decoded, pats, cfg, depth=1)
         words = {w.lower() for p in pats.decoded_words for w in p.findall(decoded)}
         if inner or len(words) >= 2:
             out.append(Signal("poisoning", "encoded", where,
