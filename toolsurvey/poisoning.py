@@ -41,7 +41,7 @@ RULES = [
      "data out", _COMPROMISED),
     ("poisoning-encoded", "poisoning", "encoded", "base64 or hex text that decodes to instructions",
      _COMPROMISED),
-    ("suspicious-instructions", "suspicious", "instructions", "asks the model to confirm or act before the call",
+    ("suspicious-instructions", "suspicious", "instructions", "asks the model to confirm with the user",
      _REVIEW),
     ("suspicious-secrets", "suspicious", "secrets", "mentions a secret path or key in a rule or a schema",
      _REVIEW),
