@@ -247,7 +247,7 @@ def _sentence_signals(own: set[str], text: str, pats: _Patterns) -> Iterator[tup
         if m := _shadowing(own, s, pats):
             yield "poisoning", "shadowing", m, sentence
         if ((m := _first(pats.exfil_carry, s)) and _first(pats.exfil_data, s) or (m := _first(pats.exfil_url, s))
-                or (m := _first(pats.exfil_self, s))):
+                or (m := _first(pats.exfil_self, s)) or (m := _first(pats.exfil_send, s))):
             yield "poisoning", "exfiltration", m, sentence
         if m := _secret(s, pats):
             yield (*m, sentence)
