@@ -10,12 +10,12 @@ OPS = DATA / "registries" / "ops_assistant.json"
 CLEAN = DATA / "registries" / "support_desk.json"
 
 
-def test_audit_table_ranks_security_first(cli):
+def test_audit_table_ranks_poisoning_first(cli):
     code, out, _ = cli("audit", OPS)
     assert code == 0
     lines = out.splitlines()
     assert "findings on" in lines[0]
-    assert lines[4].startswith("security")
+    assert lines[4].startswith("poisoning")
 
 
 def test_fail_on_exit_codes(cli):
@@ -81,3 +81,15 @@ def test_plan_cli_bad_usage_file(cli, tmp_path):
     bad.write_text("not json\n")
     code, _, err = cli("plan", OPS, "--usage", bad)
     assert code == 2 and "no tool calls found" in err
+
+
+def test_fail_on_security_levels(cli, write_json):
+    review = write_json({"tools": [{"name": "delete_branch", "description": "Deletes a branch and its commits. "
+                                    "Before calling this tool, confirm with the user.",
+                                    "inputSchema": {"type": "object", "properties": {}}}]})
+    rules = ("--rules", "poisoning-*,suspicious-*")
+    assert cli("audit", review, *rules, "--fail-on", "error")[0] == 0  # a review item never breaks CI
+    assert cli("audit", review, *rules, "--fail-on", "suspicious")[0] == 1
+    assert cli("audit", OPS, *rules, "--fail-on", "poisoning")[0] == 1
+    assert cli("audit", OPS, *rules, "--fail-on", "security")[0] == 1  # the old name of poisoning
+    assert cli("audit", CLEAN, *rules, "--fail-on", "suspicious")[0] == 0

@@ -96,6 +96,8 @@ def test_poisoning_and_hidden_text(ops):
     assert keys_of(ops, "poisoning-secrets") == {"incidents/summarize_postmortem"}
     assert keys_of(ops, "poisoning-hidden-text") == {"comms/list_channel_members"}
     assert "U+200B" in ops.loc[ops["rule"] == "poisoning-hidden-text", "evidence"].iloc[0]
+    security = ops[ops["impact"] == "security"]
+    assert set(security["severity"]) == {"poisoning"}  # planted defects, nothing merely suspicious
 
 
 def test_names(ops):

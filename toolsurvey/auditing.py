@@ -20,13 +20,17 @@ from typing import Any
 
 import pandas as pd
 
+from . import poisoning
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
-SEVERITIES = ("info", "warning", "error", "security")  # in rising order
+# In rising order. `suspicious` (review it) sits below error so that `--fail-on error` fails on errors
+# and poisoning, never on text a person only has to read; `security` is the old name of `poisoning`.
+SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")
+_ALIASES = {"security": "poisoning"}
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 
@@ -497,51 +501,16 @@ def check_overlap(reg: Registry, cfg: dict, encoding: str):
                       "clause to each naming the other")
 
 
-# --- tool poisoning (security) ----------------------------------------------------------------
+# --- tool poisoning (security): the scan lives in poisoning.py ----------------------------------
 
 
-def _texts(tool: Tool) -> Iterator[tuple[str, str]]:
-    """(where, text) of every string the model reads in a tool: title, description, schema strings."""
-    if isinstance(tool.title, str):
-        yield "title", tool.title
-    if isinstance(tool.description, str):
-        yield "description", tool.description
-    for path, node in walk(tool.input_schema):
-        if isinstance(node, dict):
-            for k in ("description", "title", "default", "examples"):
-                v = node.get(k)
-                if isinstance(v, str):
-                    yield f"inputSchema{path}/{k}", v
-
-
-def _scan(ctx: Ctx, key: str) -> Iterator[Hit]:
-    pats = _compiled(tuple(ctx.cfg["poisoning"][key]))
-    for where, text in _texts(ctx.tool):
-        for p in pats:
-            m = p.search(text)
-            if m:
-                lo = max(0, m.start() - 30)
-                yield Hit(f"{where}: {_short(text[lo:m.end() + 30], 120)}")
-                break
-
-
-def check_poisoning_instructions(ctx: Ctx):
-    yield from _scan(ctx, "instructions")
-
-
-def check_poisoning_hidden_text(ctx: Ctx):
-    pats = _compiled(tuple(ctx.cfg["poisoning"]["hidden"]))
-    for where, text in _texts(ctx.tool):
-        found = [m.group(0) for p in pats for m in p.finditer(text)]
-        if found:
-            chars = sorted({f"U+{ord(c):04X}" for f in found if len(f) == 1 for c in f})
-            comments = [f for f in found if len(f) > 1]
-            what = ", ".join(chars + [f"HTML comment {_short(c, 60)}" for c in comments[:2]])
-            yield Hit(f"{where}: hidden text ({len(found)}): {what}")
-
-
-def check_poisoning_secrets(ctx: Ctx):
-    yield from _scan(ctx, "secrets")
+def _poisoning_check(level: str, kind: str) -> Callable[[Ctx], Iterator[Hit]]:
+    def check(ctx: Ctx):
+        signals = ctx._memo("poisoning", lambda: poisoning.scan(ctx.tool, ctx.cfg["poisoning"]))
+        for s in signals:
+            if s.level == level and s.kind == kind:
+                yield Hit(f"{s.where}: {s.evidence}")
+    return check
 
 
 # --- annotations and output schema ------------------------------------------------------------
@@ -617,13 +586,8 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          check_name_collision, scope="registry"),
     Rule("overlap", "warning", "steps", "near-duplicate tools",
          "merge them, or name the other tool in each description", check_overlap, scope="registry"),
-    Rule("poisoning-instructions", "security", "security", "instructions addressed to the model",
-         "remove the instructions; do not connect a server whose descriptions give the model orders",
-         check_poisoning_instructions),
-    Rule("poisoning-hidden-text", "security", "security", "hidden or zero-width text",
-         "remove the hidden text and find out who put it there", check_poisoning_hidden_text),
-    Rule("poisoning-secrets", "security", "security", "asks for secrets or files unrelated to the tool",
-         "remove the request; treat the server as compromised until reviewed", check_poisoning_secrets),
+    *[Rule(rid, level, "security", title, fix, _poisoning_check(level, kind))
+      for rid, level, kind, title, fix in poisoning.RULES],
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
          "add annotations: readOnlyHint, and destructiveHint when it writes", check_annotations_missing),
     Rule("output-schema-heavy", "info", "tokens", "output schema costs more than the input schema",
@@ -688,8 +652,15 @@ def summary(findings: pd.DataFrame) -> pd.DataFrame:
     return out.rename_axis("rule").reset_index()
 
 
-def fails(findings: pd.DataFrame, level: str) -> bool:
-    """True when any finding is at `level` or above (security counts above error)."""
+def severity(level: str) -> str:
+    """The severity named `level` (`security` is the old name of `poisoning`). Raises InputError if unknown."""
+    level = _ALIASES.get(level, level)
     if level not in SEVERITIES:
         raise InputError(f"unknown severity {level!r}; expected one of: {', '.join(SEVERITIES)}")
+    return level
+
+
+def fails(findings: pd.DataFrame, level: str) -> bool:
+    """True when any finding is at `level` or above (poisoning ranks above error, suspicious below it)."""
+    level = severity(level)
     return bool((findings["severity"].map(SEVERITIES.index) >= SEVERITIES.index(level)).any())

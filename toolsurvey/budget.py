@@ -9,7 +9,7 @@ from .diffing import as_registry
 from .errors import InputError
 from .measure import by_server, footprint, request_total, tools_only
 
-SEVERITIES = ("info", "warning", "error", "security")  # the audit's, in rising order
+SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")  # the audit's, in rising order
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
         _check_limit(name, v)
     if (max_increase is not None or max_increase_tokens is not None) and baseline is None:
         raise InputError("a growth limit (max increase) needs a baseline registry to compare with")
+    fail_on = "poisoning" if fail_on == "security" else fail_on  # the old name of poisoning
     if fail_on is not None and fail_on not in SEVERITIES:
         raise InputError(f"fail_on: expected one of {', '.join(SEVERITIES)}, found {fail_on!r}")
     provider = _provider(model, render)

@@ -17,13 +17,16 @@ from .registry import Registry, Tool
 # Tool fields compared, and how each is named in "what changed".
 _FIELDS = {"title": "title", "description": "description", "input_schema": "input schema",
            "output_schema": "output schema", "annotations": "annotations", "extra": "other keys"}
+# The fields whose text the model reads: new text under a name already approved is how a rug pull
+# works (Invariant Labs, "MCP Security Notification: Tool Poisoning Attacks", 2025-04-01).
+_MODEL_TEXT = ("title", "description", "input_schema", "output_schema", "annotations")
 
 
 @dataclass
 class Diff:
     """Two registries compared: one row per tool in `tools`, request totals and, with a scenario, costs."""
 
-    tools: pd.DataFrame  # server, tool, status, tokens_old, tokens_new, delta, changed
+    tools: pd.DataFrame  # server, tool, status, tokens_old, tokens_new, delta, changed, security
     request_old: int
     request_new: int
     costs: dict[str, Any] = field(default_factory=dict)  # per task / month, old/new/delta, when simulated
@@ -38,6 +41,11 @@ class Diff:
         """The rows of tools that were added, removed or changed, largest token change first."""
         t = self.tools[self.tools["status"] != "unchanged"]
         return t.reindex(t["delta"].abs().sort_values(ascending=False, kind="stable").index)
+
+    @property
+    def security_changes(self) -> pd.DataFrame:
+        """The rows of existing tools whose model-read text changed (same name, new text: a possible rug pull)."""
+        return self.changes[self.changes["security"] != ""]
 
     @property
     def identical(self) -> bool:
@@ -57,7 +65,10 @@ class Diff:
             parts.append(f"under the scenario {_signed(self.costs['task_delta'])} tool-definition tokens per task, "
                          f"{_money(self.costs['month_delta'])} per month")
         what = ", ".join(f"{n} {s}" for s, n in c.items() if n)
-        return f"{'; '.join(parts)} — tools {what}"
+        n = len(self.security_changes)
+        rug = (f"; {n} security-relevant change{'s' if n != 1 else ''} (same name, new text: review before "
+               "approving, a rug pull looks like this)") if n else ""
+        return f"{'; '.join(parts)} — tools {what}{rug}"
 
     def to_markdown(self, top: int = 50) -> str:
         """A pull-request comment: the summary, the scenario, and a table of the changed tools."""
@@ -73,6 +84,14 @@ class Diff:
                                    "what changed"], rows, right=(3, 4, 5)))
             if len(ch) > top:
                 lines += ["", f"… and {len(ch) - top} more changed tools."]
+            lines.append("")
+        sec = self.security_changes
+        if not sec.empty:
+            lines += ["#### Security-relevant changes", "",
+                      "Tools that keep their name but tell the model something new. Review the new text "
+                      "before approving it: this is how a rug pull works.", ""]
+            lines.append(md.table(["tool", "server", "security"], [(r.tool, r.server, r.security)
+                                                                   for r in sec.itertuples()]))
             lines.append("")
         lines.append(f"<sub>{md.escape(self.method)}</sub>")
         return "\n".join(lines) + "\n"
@@ -122,6 +141,27 @@ def what_changed(old: Tool, new: Tool) -> str:
     return ", ".join(out)
 
 
+def _scanner() -> Any:
+    """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises."""
+    from .auditing import load_config
+    from .poisoning import scan
+
+    cfg = load_config()["poisoning"]
+    return lambda tool: {s.rule for s in scan(tool, cfg)}
+
+
+def rug_pull(old: Tool, new: Tool, scan: Any = None) -> str:
+    """'' when the model reads the same text in both versions of a tool; else what text changed and
+    which security rules the new version raises that the old did not."""
+    changed = [_FIELDS[f] for f in _MODEL_TEXT if getattr(old, f) != getattr(new, f)]
+    if not changed:
+        return ""
+    scan = scan or _scanner()
+    new_rules = sorted(scan(new) - scan(old))
+    flagged = f"; the new text raises {', '.join(new_rules)}" if new_rules else ""
+    return f"new text under the same name: {', '.join(changed)}{flagged}"
+
+
 def _param_changes(a: Any, b: Any) -> str:
     pa = a.get("properties") if isinstance(a, dict) else None
     pb = b.get("properties") if isinstance(b, dict) else None
@@ -160,6 +200,7 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
     tools_new = {(t.server, t.name): t for t in new}
 
     pairs = _match(list(tools_old), list(tools_new))
+    scan = _scanner()
     rows = []
     for ka, kb in pairs:
         a, b = tools_old.get(ka), tools_new.get(kb)
@@ -176,7 +217,8 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
             status = "changed" if changed else "unchanged"
         key = kb if b is not None else ka
         rows.append({"server": key[0], "tool": key[1], "status": status,
-                     "tokens_old": tok_old.get(ka), "tokens_new": tok_new.get(kb), "changed": changed})
+                     "tokens_old": tok_old.get(ka), "tokens_new": tok_new.get(kb), "changed": changed,
+                     "security": rug_pull(a, b, scan) if a is not None and b is not None else ""})
     # Instructions and provider overhead are per server / per request: a change there is a row too.
     for label, kind in (("(instructions)", "instructions"), ("(provider overhead)", "overhead")):
         a = fp_old[fp_old["kind"] == kind].groupby("server")["tokens"].sum()
@@ -186,11 +228,11 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
             if ta != tb:
                 status = "added" if ta is None else "removed" if tb is None else "changed"
                 rows.append({"server": server, "tool": label, "status": status,
-                             "tokens_old": ta, "tokens_new": tb, "changed": kind})
-    tools = pd.DataFrame(rows, columns=["server", "tool", "status", "tokens_old", "tokens_new", "changed"])
+                             "tokens_old": ta, "tokens_new": tb, "changed": kind, "security": ""})
+    tools = pd.DataFrame(rows, columns=["server", "tool", "status", "tokens_old", "tokens_new", "changed", "security"])
     tools[["tokens_old", "tokens_new"]] = tools[["tokens_old", "tokens_new"]].astype("Int64")
     tools["delta"] = (tools["tokens_new"].fillna(0) - tools["tokens_old"].fillna(0)).astype("int64")
-    tools = tools[["server", "tool", "status", "tokens_old", "tokens_new", "delta", "changed"]]
+    tools = tools[["server", "tool", "status", "tokens_old", "tokens_new", "delta", "changed", "security"]]
 
     costs = _costs(old, new, scenario) if scenario is not None else {}
     a = fp_new.attrs

@@ -465,7 +465,7 @@ def _findings(inp: _Inputs) -> Section:
         s.tables.append(Table("findings", f"The {len(top)} costliest findings", top))
     counts = f.groupby(["severity", "impact"]).size().rename("findings").reset_index()
     s.tables.append(Table("findings_count", "All findings by severity and kind of impact", counts))
-    serious = f[f["severity"].isin(["security", "error"])]
+    serious = f[f["severity"].isin(["poisoning", "error"])]
     if not serious.empty:
         s.tables.append(Table("findings_serious", "Security and error findings (fix these first)",
                               serious[["severity", "rule", "server", "tool", "evidence", "fix"]].reset_index(drop=True)))

@@ -13,8 +13,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
-    p.add_argument("--fail-on", dest="fail_on", choices=SEVERITIES, default=None,
-                   help="exit 1 when any finding is at this severity or above (security ranks above error)")
+    p.add_argument("--fail-on", dest="fail_on", choices=(*SEVERITIES, "security"), default=None,
+                   help="exit 1 when any finding is at this severity or above: info < warning < suspicious "
+                        "< error < poisoning ('security' is the old name of poisoning)")
     p.add_argument("--rules", default=None, help="only these rules (comma-separated ids or globs, e.g. 'schema-*')")
     p.add_argument("--config", default=None, metavar="FILE",
                    help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")

@@ -19,7 +19,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="PATH", help="the registry to compare with (e.g. main's), for --max-increase")
     p.add_argument("--max-increase", metavar="N|P%",
                    help="allowed growth of tokens per request over the baseline: tokens (500) or percent (5%%)")
-    p.add_argument("--fail-on", choices=("info", "warning", "error", "security"),
+    p.add_argument("--fail-on", choices=("info", "warning", "suspicious", "error", "poisoning", "security"),
                    help="also fail on audit findings of this severity or above")
     add_measure_args(p)
 

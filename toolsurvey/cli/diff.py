@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
         write(d.to_markdown(top=args.top), args.output)
     elif args.format == "json":
         out = {"summary": d.summary(), "request_old": d.request_old, "request_new": d.request_new,
-               "request_delta": d.request_delta, **d.costs,
+               "request_delta": d.request_delta, "security_changes": len(d.security_changes), **d.costs,
                "tools": json.loads(d.changes.to_json(orient="records")), "method": d.method}
         write(json.dumps(out, indent=2, ensure_ascii=False) + "\n", args.output)
     else:
