@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
 from typing import Any
+from pathlib import Path
 
 from .errors import InputError
 
