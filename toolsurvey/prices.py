@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
