@@ -87,7 +87,7 @@ def test_malformed_effect_files_are_refused(tmp_path):
     bad.write_text("[[points]]\ntokens = 10\n")
     with pytest.raises(InputError, match="numeric tokens, wrong and failure"):
         load_description_effect(bad)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="no such description effect"):
         load_description_effect(tmp_path / "missing.toml")
     with pytest.raises(InputError, match="increasing tokens"):
         DescriptionEffect((10, 10), (1, 1), (1, 1))

@@ -104,7 +104,7 @@ def curve_from_mapping(doc: Mapping[str, Any], origin: str) -> AccuracyCurve:
                          as_of=str(doc.get("as_of", "")), outside=str(doc.get("outside", "clamp")))
 
 
-def _read_toml(path: str | os.PathLike | None, bundled: str) -> tuple[dict, str]:
+def _read_toml(path: str | os.PathLike | None, bundled: str, what: str = "accuracy curve") -> tuple[dict, str]:
     if path is None:
         text = resources.files("toolsurvey").joinpath(f"assumptions/{bundled}").read_text("utf-8")
         origin = f"toolsurvey/assumptions/{bundled}"
@@ -112,7 +112,7 @@ def _read_toml(path: str | os.PathLike | None, bundled: str) -> tuple[dict, str]
         origin = os.fspath(path)
         from .formats import read_text
 
-        text = read_text(path, "accuracy curve", "an accuracy curve TOML file")
+        text = read_text(path, what, f"a {what} TOML file")
     try:
         return tomllib.loads(text), origin
     except tomllib.TOMLDecodeError as e:
@@ -156,7 +156,7 @@ class DescriptionEffect:
 def load_description_effect(path: str | os.PathLike | None = None) -> DescriptionEffect:
     """The bundled description-length assumption ('Tool registry design'), or one from a TOML file of the same
     layout; raises InputError for an unreadable or malformed file."""
-    doc, origin = _read_toml(path, "description_effect.toml")
+    doc, origin = _read_toml(path, "description_effect.toml", "description effect")
     points = doc.get("points")
     keys = ("tokens", "wrong", "failure")
     if not isinstance(points, list) or not all(
