@@ -67,10 +67,11 @@ def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a J
             raise InputError(f"{p}: no such {what}") from None
         except OSError as e:
             raise InputError(f"{p}: cannot read ({e.strerror})") from None
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):  # checked before fdopen, which raises IsADirectoryError itself
+            os.close(fd)
+            raise InputError(f"{p}: is a directory, expected {expected}")
         with os.fdopen(fd, "rb") as f:
-            st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise InputError(f"{p}: is a directory, expected {expected}")
             if not stat.S_ISREG(st.st_mode):
                 kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else
                         "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
