@@ -115,7 +115,7 @@ CASES = {
         good(output_schema={"type": "object", "properties": {"name": {"type": "string"}}}),
     ),
 }
-REGISTRY_RULES = {"name-collision", "overlap"}
+REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers"}
 
 
 def test_every_rule_has_a_case():
@@ -152,6 +152,37 @@ def test_overlap_flags_near_duplicates_not_distinct_tools():
     assert len(f) == 1 and {f["tool"][0]} <= {"get_user_profile", "fetch_user_profile"}
     assert "fetch_user_profile" in f["evidence"][0] or "get_user_profile" in f["evidence"][0]
     assert f["group"][0] == 1
+
+
+PROFILE = "Get a user's profile: name, email, team and role, by user id."
+
+
+def test_overlap_across_servers_is_its_own_finding_never_a_merge():
+    # Two vendors each define get_user_profile: nobody can merge tools on someone else's server.
+    a = good(name="get_user_profile", description=PROFILE, server="crm")
+    b = good(name="get_user_profile", description=PROFILE, server="mail")
+    f = audit(Registry.from_tools([a, b, good()]), rules=["overlap*"])
+    assert list(f["rule"]) == ["overlap-across-servers"] and f["tokens"][0] == 0
+    assert {f["server"][0], f["other"][0].split("/")[0]} == {"crm", "mail"}
+    assert "namespace them" in f["fix"][0] and "merge" not in f["fix"][0]
+    # naming both servers as owned makes the pair mergeable, priced by what the merge saves
+    owned = audit(Registry.from_tools([a, b, good()]), rules=["overlap*"], own="crm,mail")
+    assert list(owned["rule"]) == ["overlap"] and owned["fix"][0].startswith("merge")
+    merged_tokens = oracle(_tool_json(a))  # the same two tools merge into one just like either
+    assert owned["tokens"][0] == oracle(_tool_json(a)) + oracle(_tool_json(b)) - merged_tokens
+    with pytest.raises(InputError, match="does not have"):
+        audit(Registry.from_tools([a, b]), own=["crm", "billing"])
+
+
+def test_read_and_write_tools_are_never_paired():
+    # The documented rule, whichever end of the name the verb is on (Grafana's alerting_rules_read/_write).
+    desc = "Alerting rules of a Grafana instance: name, condition, folder and labels, by rule uid."
+    read = good(name="alerting_rules_read", description=desc, annotations={})
+    write = good(name="alerting_rules_write", description=desc, annotations={})
+    assert audit(Registry.from_tools([read, write]), rules=["overlap*"]).empty
+    hinted = [good(name="rules_a", description=desc, annotations={"readOnlyHint": True}),
+              good(name="rules_b", description=desc, annotations={"readOnlyHint": False})]
+    assert audit(Registry.from_tools(hinted), rules=["overlap*"]).empty
 
 
 # --- token figures, checked against tiktoken directly ------------------------------------------
@@ -215,7 +246,7 @@ def test_inline_refs_matches_hand_inlined_schema():
 def test_empty_registry_has_no_findings_and_all_columns():
     f = audit(Registry())
     assert f.empty and list(f.columns) == ["rule", "severity", "impact", "server", "tool", "evidence",
-                                           "fix", "tokens", "group"]
+                                           "fix", "tokens", "group", "other"]
 
 
 def test_unknown_rule_and_config_key_are_input_errors():

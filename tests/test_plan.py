@@ -1,7 +1,9 @@
 """The consolidation plan: its before/after figures are the simulation's, and each action is checked
 against figures worked out independently from the registry and the raw log."""
 
+import dataclasses
 import json
+import re
 import warnings
 
 import pytest
@@ -55,11 +57,42 @@ def test_before_after_equal_separate_simulations(sample):
     assert t.loc["tools registered", "after"] == len(sample.after)
 
 
-def test_before_is_everything_visible_and_after_is_gated(sample):
-    assert sample.before_scenario.strategy == "all" and sample.after_scenario.strategy == "phases"
+def test_before_is_the_scenarios_own_gating_and_adds_no_gate_stage(sample):
+    # The sample scenario already gates by the same phases: every stage keeps that gating.
+    assert sample.before_scenario.strategy == "phases" == sample.after_scenario.strategy
+    assert not [a for a in sample.actions if a.kind == "gate"]
+    assert any("already gates by phase" in w for w in sample.warnings)
     base = ts.load_scenario(SCENARIO)
-    for field in ("model", "steps", "caching", "system_prompt_tokens", "tasks_per_day", "call_tokens"):
+    for field in ("model", "steps", "caching", "system_prompt_tokens", "tasks_per_day", "call_tokens", "phases"):
         assert getattr(sample.before_scenario, field) == getattr(base, field) == getattr(sample.after_scenario, field)
+
+
+def test_report_plan_and_simulate_share_one_baseline(raw):
+    # Worked out apart from the library: the scenario file as written, with the log's mean result.
+    mean = sum(r["response_tokens"] for r in raw) / len(raw)
+    direct = sim(ts.load(REG), dataclasses.replace(ts.load_scenario(SCENARIO), response_tokens=mean))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = ts.report(REG, usage=LOG, scenario=SCENARIO)
+        p = plan(ts.load(REG), usage=LOG, scenario=SCENARIO)
+    before = p.stages.set_index("stage").loc["before", "cost_per_completed_task"]
+    head = rep.headlines["cost_per_completed_task"].value
+    assert head == pytest.approx(before, rel=0.005) and head == pytest.approx(direct["cost_per_completed_task"], rel=0.005)
+    assert rep.headlines["cost_per_month"].value == pytest.approx(direct["cost_per_month"], rel=0.005)
+    # and every later stage is a change from it, here each one a saving
+    months = [p.runs[k].summary["cost_per_month"] for k in ("before", "delete", "merge", "trim", "after")]
+    assert all(b >= a for b, a in zip(months, months[1:], strict=False)) and months[-1] < months[0]
+
+
+def test_readme_command_tells_one_story(cli, tmp_path):
+    code, out, _ = cli("report", REG, "--usage", LOG, "--scenario", SCENARIO, "-o", tmp_path / "r.html")
+    assert code == 0
+    month = re.search(r"\$([\d,]+)\s+per month", out).group(1)
+    today, after = re.search(r"from today's \$([\d,]+) to \$([\d,]+) per month", out).groups()
+    assert today == month and int(after.replace(",", "")) < int(today.replace(",", ""))
+    code, out, _ = cli("plan", REG, "--usage", LOG, "--scenario", SCENARIO, "--format", "json")
+    before = json.loads(out)["stages"][0]
+    assert f"{before['cost_per_completed_task'] * 150_000:,.0f}" == month
 
 
 def test_deletes_exactly_the_tools_the_log_never_calls(sample, raw):
@@ -77,13 +110,25 @@ def test_after_registry_is_before_minus_deleted_and_merged_away(sample):
     assert {t.key for t in sample.after} == {t.key for t in sample.before} - gone
 
 
-def test_delete_saving_is_the_tools_compact_json_tokens(sample):
+def test_delete_saving_is_the_tools_tokens_on_the_requests_that_show_it(sample):
+    # The phases file's globs, by hand: 5 requests investigate, 3 act, the rest (to the expected
+    # request count) escalate; a tool saves its compact-JSON tokens on the requests of its phases.
+    import fnmatch
+
+    n = sample.runs["before"].summary["expected_requests"]
+    phases = {"investigate": (["search_*", "query_*", "list_*", "describe_*"], 5 / n),
+              "act": (["create_*", "update_*", "restart_*", "rollback_*"], 3 / n),
+              "escalate": (["page_oncall", "create_incident", "notify_channel"], (n - 8) / n)}
     enc = get_encoding("o200k_base")
     tools = {t.key: t for t in ts.load(REG)}
-    for a in (a for a in sample.actions if a.kind == "delete"):
+    deletes = [a for a in sample.actions if a.kind == "delete"]
+    for a in deletes:
         t = tools[a.target]
-        assert a.tokens_per_request == len(enc.encode_ordinary(
-            compact({"name": t.name, "description": t.description, "inputSchema": t.input_schema})))
+        share = sum(w for globs, w in phases.values() if any(fnmatch.fnmatchcase(t.name, g) for g in globs))
+        tokens = len(enc.encode_ordinary(compact({"name": t.name, "description": t.description,
+                                                  "inputSchema": t.input_schema})))
+        assert a.tokens_per_request == pytest.approx(tokens * share)
+    assert sum(a.tokens_per_request > 0 for a in deletes) == 3  # 16 of the 19 are never shown anyway
 
 
 def test_response_tokens_before_and_after_trim_from_the_raw_log(sample, raw):
@@ -189,12 +234,32 @@ def test_bad_input():
         plan(small(), usage="/nonexistent.jsonl")
 
 
-def test_empty_registry_and_nothing_left():
+def test_empty_registry_has_no_actions():
     p = plan(Registry())
     assert len(p.after) == 0 and p.actions == []
-    reg = Registry.from_tools([Tool("list_x", "List x.", {"type": "object"})])
-    p = plan(reg, usage=[{"tool": "other"}], phases=[Phase("a", tools=("list_*",))])
-    assert [a.kind for a in p.actions] == ["delete"] and len(p.after) == 0
-    assert any("phase gating is skipped" in w for w in p.warnings)
+
+
+def test_refuses_to_delete_every_tool(cli, tmp_path):
+    reg = Registry.from_tools([Tool("list_x", "List x.", {"type": "object"}), Tool("get_y", "Get y.", {"type": "object"})])
+    with pytest.raises(InputError, match="would delete every tool"):
+        plan(reg, usage=[{"tool": "other"}], phases=[Phase("a", tools=("list_*",))])
+    p = plan(reg, usage=[{"tool": "other"}, {"tool": "get_y"}])
+    assert [a.target for a in p.actions if a.kind == "delete"] == ["default/list_x"]
     assert any("other, which the registry does not have" in w for w in p.warnings)
     assert any("window is ignored" in w for w in p.warnings)
+    (tmp_path / "reg.json").write_text(json.dumps([t.to_mcp() for t in reg]))
+    (tmp_path / "log.jsonl").write_text(json.dumps({"tool": "other", "timestamp": "2026-01-01T00:00:00Z"}) + "\n")
+    code, out, err = cli("plan", tmp_path / "reg.json", "--usage", tmp_path / "log.jsonl")
+    assert code == 2 and "would delete every tool" in err and "Traceback" not in err
+    code, out, err = cli("plan", tmp_path / "reg.json", "--usage", tmp_path / "log.jsonl", "--no-delete")
+    assert code == 0
+
+
+def test_a_window_of_zero_days_is_an_error(cli, tmp_path):
+    with pytest.raises(InputError, match="window_days must be"):
+        plan(small(), usage=calls("search_logs"), window_days=0)
+    code, out, err = cli("plan", REG, "--usage", LOG, "--window-days", "0")
+    assert code == 2 and "expected a number of days > 0 or 'all'" in err
+    # 'all' counts the whole log: the sample's log covers 90 days, so the same 19 tools go
+    code, out, err = cli("plan", REG, "--usage", LOG, "--window-days", "all", "--format", "json", "--show", "actions")
+    assert code == 0 and sum(a["kind"] == "delete" for a in json.loads(out)) == 19

@@ -9,17 +9,16 @@ cost more per request and less per task). Tokens are compact-JSON tokens (the se
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from .advice import load_config, merge_groups, merge_saving, owned, split_pairs
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
@@ -27,7 +26,7 @@ from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
 SEVERITIES = ("info", "warning", "error", "security")  # in rising order
-COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"]
+COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 
 
@@ -53,38 +52,7 @@ class Hit:
     tool: Tool | None = None  # registry-scope rules say which tool
     fix: str | None = None  # a fix more specific than the rule's
     group: int | None = None
-
-
-# --- configuration ----------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _bundled() -> str:
-    return resources.files("toolsurvey").joinpath("assumptions/audit.toml").read_text("utf-8")
-
-
-def load_config(override: dict | str | Path | None = None) -> dict:
-    """The bundled thresholds (assumptions/audit.toml), with `override` (a dict or TOML file) merged in.
-
-    Raises InputError for an unreadable override or a key the bundled file does not have.
-    """
-    cfg = tomllib.loads(_bundled())
-    if override is None:
-        return cfg
-    if not isinstance(override, dict):
-        try:
-            override = tomllib.loads(Path(override).read_text("utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
-            raise InputError(f"cannot read audit config {override}: {e}") from None
-    for section, values in override.items():
-        if section not in cfg or not isinstance(values, dict):
-            raise InputError(f"unknown audit config section {section!r}; expected one of: {', '.join(cfg)}")
-        unknown = set(values) - set(cfg[section])
-        if unknown:
-            raise InputError(f"unknown key(s) {', '.join(sorted(unknown))} in [{section}]; "
-                             f"expected: {', '.join(cfg[section])}")
-        cfg[section] = {**cfg[section], **values}
-    return cfg
+    other: str | None = None  # the other tool of a pair, as server/tool
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -449,26 +417,56 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
 # --- overlap ----------------------------------------------------------------------------------
 
 
-def check_overlap(reg: Registry, cfg: dict, encoding: str):
-    c = cfg["similarity"]
-    pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], config=c,
-                         max_features=c["max_features"])
-    if pairs.empty:
-        return
-    from .planning import merge_tools  # the merge estimate is the plan's; imported here to avoid a cycle
+def _pairs(reg: Registry, cfg: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Near-duplicate pairs the user can merge and pairs across servers they cannot (computed once per audit)."""
+    memo = cfg.setdefault("_memo", {})
+    if "pairs" not in memo:
+        c = cfg["similarity"]
+        pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], config=c,
+                              max_features=c["max_features"])
+        memo["pairs"] = split_pairs(pairs, reg, cfg, cfg.get("_own"))
+    return memo["pairs"]
 
-    by_key = {(t.server, t.name): t for t in reg}
-    for r in pairs.itertuples(index=False):
-        a, b = by_key[(r.server_a, r.tool_a)], by_key[(r.server_b, r.tool_b)]
-        merged = merge_tools([a, b])
-        saving = tool_tokens(a, encoding) + tool_tokens(b, encoding) - tool_tokens(merged, encoding)
-        why = (f"similarity {r.score:.2f} >= {c['threshold']}" if r.basis == "similar description"
-               else f"same action and object (similarity {r.score:.2f})")
+
+def _why(r, threshold: float) -> str:
+    return (f"similarity {r.score:.2f} >= {threshold}" if r.basis == "similar description"
+            else f"same action and object (similarity {r.score:.2f})")
+
+
+def check_overlap(reg: Registry, cfg: dict, encoding: str):
+    """Near-duplicates the user can merge. A cluster the plan merges carries the merge's saving once, on
+    its first pair; other pairs carry 0 (their fix is a clearer description, not fewer tokens)."""
+    mergeable, _ = _pairs(reg, cfg)
+    if mergeable.empty:
+        return
+    by_key = {t.key: t for t in reg}
+    merge, _ = merge_groups(mergeable)
+    cluster_of = {k: i for i, keys in enumerate(merge) for k in keys}
+    saving = [merge_saving([by_key[k] for k in keys], lambda t: tool_tokens(t, encoding)) for keys in merge]
+    charged: set[int] = set()
+    for r in mergeable.itertuples(index=False):
+        a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
+        c = cluster_of.get(a.key, -1)
+        merged = c >= 0 and c == cluster_of.get(b.key)
+        tokens = round(saving[c]) if merged and c not in charged else 0
+        charged.add(c)
         where = f", cluster {r.cluster}" if r.cluster else ""
-        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {why}{where}", saving, tool=a,
-                  group=int(r.cluster) or None,
-                  fix=f"merge {r.tool_a} and {r.tool_b} into one tool, or add a 'does NOT …, use …' "
-                      "clause to each naming the other")
+        fix = (f"merge {r.tool_a} and {r.tool_b} into one tool" if merged else
+               f"add a 'does NOT …, use …' clause to {r.tool_a} and {r.tool_b}, each naming the other")
+        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {_why(r, cfg['similarity']['threshold'])}{where}",
+                  tokens, tool=a, group=int(r.cluster) or None, fix=fix, other=b.key)
+
+
+def check_overlap_across_servers(reg: Registry, cfg: dict, encoding: str):
+    """Near-duplicates on servers the user does not both own: a merge is not theirs to make."""
+    _, across = _pairs(reg, cfg)
+    by_key = {t.key: t for t in reg}
+    for r in across.itertuples(index=False):
+        a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
+        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {_why(r, cfg['similarity']['threshold'])}",
+                  tool=a, other=b.key,
+                  fix=f"namespace them ({a.server}_{a.name}, {b.server}_{b.name}), drop one of {a.server} "
+                      f"and {b.server}, or gate them by phase so a request sees only one")
 
 
 # --- tool poisoning (security) ----------------------------------------------------------------
@@ -589,8 +587,11 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          "endpoint-shaped tools", check_name_mirrors_endpoint),
     Rule("name-collision", "error", "compat", "same name on several servers", "prefix names with their service",
          check_name_collision, scope="registry"),
-    Rule("overlap", "warning", "steps", "near-duplicate tools",
+    Rule("overlap", "warning", "steps", "near-duplicate tools the user can merge",
          "merge them, or name the other tool in each description", check_overlap, scope="registry"),
+    Rule("overlap-across-servers", "warning", "steps", "near-duplicate tools on servers the user does not own",
+         "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
+         scope="registry"),
     Rule("poisoning-instructions", "security", "security", "instructions addressed to the model",
          "remove the instructions; do not connect a server whose descriptions give the model orders",
          check_poisoning_instructions),
@@ -618,13 +619,19 @@ def _select(rules: Iterable[str] | None) -> list[Rule]:
 
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
-          encoding: str | None = None) -> pd.DataFrame:
-    """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group),
+          encoding: str | None = None, own: str | Iterable[str] | None = None) -> pd.DataFrame:
+    """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
-    Raises InputError for an unknown rule or a bad config.
+    `own` names the servers the user owns (a list or comma-separated): near-duplicates are `overlap`
+    (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
+    Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
+    from .advice import check_owned
+
     cfg = load_config(config)
+    cfg["_own"] = owned(own)
+    check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []
     selected = _select(rules)
@@ -643,14 +650,15 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
         ["_rank", "_abs", "server", "tool", "rule"], ascending=[False, False, True, True, True], kind="stable")
     out = out.drop(columns=["_rank", "_abs"]).reset_index(drop=True)
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
-                     thresholds=dict(cfg))
+                     thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
+                     own=sorted(cfg["_own"]) if cfg["_own"] else None)
     return out
 
 
 def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
     return {"rule": rule.id, "severity": rule.severity, "impact": rule.impact, "server": tool.server,
             "tool": tool.name, "evidence": hit.evidence, "fix": hit.fix or rule.fix, "tokens": int(hit.tokens),
-            "group": hit.group, "_rank": SEVERITIES.index(rule.severity)}
+            "group": hit.group, "other": hit.other, "_rank": SEVERITIES.index(rule.severity)}
 
 
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
