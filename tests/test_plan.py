@@ -93,6 +93,8 @@ def test_readme_command_tells_one_story(cli, tmp_path):
     code, out, _ = cli("plan", REG, "--usage", LOG, "--scenario", SCENARIO, "--format", "json")
     before = json.loads(out)["stages"][0]
     assert f"{before['cost_per_completed_task'] * 150_000:,.0f}" == month
+    code, out, _ = cli("simulate", REG, "--scenario", SCENARIO, "--usage", LOG, "--format", "json")
+    assert f"{json.loads(out)['rows'][0]['cost_per_month']:,.0f}" == month
 
 
 def test_deletes_exactly_the_tools_the_log_never_calls(sample, raw):

@@ -185,16 +185,17 @@ def merge_saving(tools: list[Tool], tokens_of, vis: Visibility | None = None, na
 # --- the baseline -----------------------------------------------------------------------------
 
 
-def log_result_mean(usage: Any, reg: Registry) -> float | None:
-    """The mean tool-result tokens of the log's calls to tools of `reg` (None: the log gives none)."""
+def log_result_mean(usage: Any, reg: Registry | None) -> float | None:
+    """The mean tool-result tokens of the log's calls to tools of `reg` (every call when `reg` is None,
+    average-size mode); None when the log gives no sizes."""
     from .usage import resolve
 
-    calls, _ = resolve(usage, reg)
+    calls = resolve(usage, reg)[0] if reg is not None else usage.calls.assign(known=True)
     sizes = calls.loc[calls["known"], "response_tokens"].dropna()
     return float(sizes.mean()) if len(sizes) else None
 
 
-def baseline(reg: Registry, scenario: Any = None, usage: Any = None) -> Any:
+def baseline(reg: Registry | None, scenario: Any = None, usage: Any = None) -> Any:
     """Today's scenario: `scenario` (a Scenario, a scenario file, or None for the defaults) with, when a
     usage log is given (a Usage, a log path or records), the log's mean tool result in place of the
     scenario's. The report's headline, the plan's "before" and `simulate` on it are the same run.
