@@ -292,3 +292,31 @@ def test_docs_describe_every_rule():
     text = (ROOT / "docs" / "audit.md").read_text("utf-8")
     missing = [r for r in RULES if f"| `{r}` |" not in text]
     assert not missing
+
+
+# --- waste counted once ---------------------------------------------------------------------------
+
+
+def test_two_rules_on_one_description_charge_once():
+    # "Gets owner." is both too short and a restatement of get_owner: one text, one charge, the gap
+    # from its tokens to the 50-token band edge (worked out with tiktoken).
+    t = good(name="get_owner", description="Gets owner.")
+    f = audit(Registry.from_tools([t]), rules=["description-*"])
+    assert {"description-short", "description-restates-name"} <= set(f["rule"])
+    assert f["tokens"].sum() == oracle("Gets owner.") - 50
+    assert (f["tokens"] != 0).sum() == 1
+
+
+def test_summary_and_cli_header_price_findings_like_the_table(cli, tmp_path):
+    from toolsurvey.auditing import summary
+
+    tools = [good(name="get_owner", description="Gets owner."),
+             good(name="list_teams", input_schema=schema(**{"$schema": "http://json-schema.org/draft-07/schema#"}))]
+    f = audit(Registry.from_tools(tools))
+    by_rule = summary(f).set_index("rule")["tokens"]
+    assert by_rule.sum() == f["tokens"].sum()
+    (tmp_path / "t.json").write_text(json.dumps([t.to_mcp() for t in tools]))
+    code, out, _ = cli("audit", tmp_path / "t.json")
+    saving = f.loc[f["tokens"] > 0, "tokens"].sum()
+    cost = -f.loc[f["tokens"] < 0, "tokens"].sum()
+    assert f"save {saving:,} tokens per request, the ones that add text cost {cost:,}" in out

@@ -131,6 +131,30 @@ def test_findings_tokens_match_audit():
     assert by_rule.sort_index().to_dict() == want.sort_index().to_dict()
 
 
+def test_findings_are_weighted_by_how_often_the_tool_is_visible_and_the_lever_says_what_it_covers():
+    from toolsurvey.scenario import Phase
+    from toolsurvey.simulation import simulate
+
+    dollar = {"$schema": "http://json-schema.org/draft-07/schema#", **SCHEMA}
+    tools = [Tool("search_docs", TOOLS[0].description, dollar, server="docs"),
+             Tool("get_page", TOOLS[1].description, dollar, server="docs"), TOOLS[2]]
+    reg = Registry.from_tools(tools)
+    # 2 of 4 requests show search_docs, the other 2 show restart_service; get_page is never shown
+    sc = scenario(steps=4, strategy="phases", phases=[Phase("look", tools=("search_*",), steps=2),
+                                                      Phase("fix", tools=("restart_*",), steps=2)])
+    rep = ts.report(reg, scenario=sc)
+    saved = oracle_tokens(tools[0]) - oracle_tokens(TOOLS[0])  # the $schema key, by tiktoken
+    n = simulate(reg, sc).summary["expected_requests"]  # requests past the schedule stay in "fix"
+    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")
+    assert by_rule.loc["schema-dollar-schema", "tokens"] == 2 * saved  # every tool visible: the audit's figure
+    assert by_rule.loc["schema-dollar-schema", "tokens_per_request"] == pytest.approx(saved * 2 / n)
+    [(label, dollars)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
+    assert "covers schema-dollar-schema" in label and by_rule.loc["schema-dollar-schema", "in_lever"] == "yes"
+    rate = (simulate(reg, sc, overhead_tokens=1000 + simulate(reg, sc).assumptions["overhead_tokens"])
+            .summary["cost_per_month"] - simulate(reg, sc).summary["cost_per_month"]) / 1000
+    assert dollars == pytest.approx(saved * 2 / n * rate)
+
+
 def test_sections_say_which_input_is_missing(monkeypatch):
     import sys
 

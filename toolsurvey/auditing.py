@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from .advice import load_config, merge_groups, merge_saving, owned, split_pairs
+from .advice import load_config, merge_groups, merge_saving, owned, price_findings, split_pairs
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
@@ -649,6 +649,8 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out = out.assign(_abs=out["tokens"].abs()).sort_values(
         ["_rank", "_abs", "server", "tool", "rule"], ascending=[False, False, True, True, True], kind="stable")
     out = out.drop(columns=["_rank", "_abs"]).reset_index(drop=True)
+    # one charge per text: a description two rules judge is priced once, on the higher-ranked finding
+    out["tokens"] = price_findings(out).round().astype("int64")
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
                      thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
                      own=sorted(cfg["_own"]) if cfg["_own"] else None)
@@ -662,11 +664,13 @@ def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
 
 
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
-    """Per rule: severity, findings, distinct tools, tokens per request the fixes save."""
+    """Per rule: severity, findings, distinct tools, tokens per request the fixes save (each text counted
+    once, by `advice.price_findings`, the price the report and the plan use too)."""
     g = findings.groupby("rule", sort=False)
     tools = findings.drop_duplicates(["rule", "server", "tool"]).groupby("rule", sort=False).size()
     out = pd.DataFrame({"severity": g["severity"].first(), "findings": g.size(), "tools": tools,
-                        "tokens": g["tokens"].sum()}, columns=["severity", "findings", "tools", "tokens"])
+                        "tokens": price_findings(findings).groupby(findings["rule"], sort=False).sum()
+                        .round().astype("int64")}, columns=["severity", "findings", "tools", "tokens"])
     return out.rename_axis("rule").reset_index()
 
 

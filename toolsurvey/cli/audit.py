@@ -28,8 +28,11 @@ def header(findings, tools: int) -> str:
 
     counts = findings["severity"].value_counts()
     per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"
-    saving = int(findings.loc[findings["tokens"] > 0, "tokens"].sum())
-    cost = int(-findings.loc[findings["tokens"] < 0, "tokens"].sum())
+    from ..advice import price_findings
+
+    priced = price_findings(findings)  # each text counted once, as the report and the plan count it
+    saving = int(round(priced[priced > 0].sum()))
+    cost = int(round(-priced[priced < 0].sum()))
     return (f"{len(findings):,} findings on {findings[['server', 'tool']].drop_duplicates().shape[0]:,} of "
             f"{tools:,} tools ({per}); the fixes that cut text save {saving:,} tokens per request, the ones "
             f"that add text cost {cost:,} (tokens: + saves, - costs, per request)")
