@@ -180,6 +180,8 @@ def test_default_curve_reproduces_seed_001_points_and_rules():
     ext = ts.AccuracyCurve(c.visible, c.wrong, c.success, outside="extrapolate")
     assert float(ext.wrong_rate(63)) == pytest.approx(0.18 + 23 * 0.02 / 15)
     assert float(ext.success_rate(63)) == pytest.approx(0.67 - 23 * 0.10 / 15)
+    # below the first point it clamps, as if 0 tools were no better than 6
+    assert float(ext.wrong_rate(0)) == 0.04 and float(ext.success_rate(2)) == 0.91
 
 
 def test_wrong_calls_add_steps_and_success_divides_cost():

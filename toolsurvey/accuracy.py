@@ -47,10 +47,10 @@ class AccuracyCurve:
         x = np.asarray(visible, dtype=float)
         xs, y = np.asarray(self.visible, dtype=float), np.asarray(ys, dtype=float)
         out = np.interp(x, xs, y)  # np.interp clamps outside the range
-        if self.outside == "extrapolate":
-            lo = y[0] + (x - xs[0]) * (y[1] - y[0]) / (xs[1] - xs[0])
+        if self.outside == "extrapolate":  # above the last point only: below the first, fewer tools are
+            # not known to help further (a line towards 0 tools would call an empty catalogue ideal)
             hi = y[-1] + (x - xs[-1]) * (y[-1] - y[-2]) / (xs[-1] - xs[-2])
-            out = np.clip(np.where(x < xs[0], lo, np.where(x > xs[-1], hi, out)), 0.0, 1.0)
+            out = np.clip(np.where(x > xs[-1], hi, out), 0.0, 1.0)
         return out
 
     def wrong_rate(self, visible) -> np.ndarray:
