@@ -265,3 +265,93 @@ def test_a_window_of_zero_days_is_an_error(cli, tmp_path):
     # 'all' counts the whole log: the sample's log covers 90 days, so the same 19 tools go
     code, out, err = cli("plan", REG, "--usage", LOG, "--window-days", "all", "--format", "json", "--show", "actions")
     assert code == 0 and sum(a["kind"] == "delete" for a in json.loads(out)) == 19
+
+
+# --- several vendors' servers loaded together -------------------------------------------------------
+
+def vendor_registry():
+    """Four vendors whose tools overlap the way real MCP servers do: the same user-profile lookup on
+    two of them, issue tools on a code host and a tracker, search everywhere, and one vendor with a
+    near-duplicate pair of its own."""
+    def obj(**props):
+        return {"type": "object", "properties": {k: {"type": "string", "description": d} for k, d in props.items()},
+                "required": list(props)[:1]}
+
+    profile = "Get a user's profile: display name, email, time zone and status, by user id."
+    return Registry.from_tools([
+        Tool("get_user_profile", profile, obj(user_id="the user's id"), server="slack"),
+        Tool("get_user_profile", profile, obj(user_id="the user's account id"), server="atlassian"),
+        Tool("slack_post_message", "Post a message to a Slack channel; returns its timestamp.",
+             obj(channel="channel id", text="message text"), server="slack"),
+        Tool("list_channels", "List the public channels of the Slack workspace, newest first.", obj(limit="max"), server="slack"),
+        Tool("create_issue", "Create an issue in a GitHub repository with a title, body and labels.",
+             obj(repo="owner/name", title="issue title", body="markdown body"), server="github"),
+        Tool("jira_create_issue", "Create a Jira issue in a project with a summary, description and type.",
+             obj(project="project key", summary="issue summary", description="issue description"), server="atlassian"),
+        Tool("get_issue", "Get one GitHub issue by repository and number: title, body, labels, state.",
+             obj(repo="owner/name", number="issue number"), server="github"),
+        Tool("get_issue_details", "Get the details of a GitHub issue by repository and number: title, body, "
+             "labels, state and comments.", obj(repo="owner/name", number="issue number"), server="github"),
+        Tool("search_code", "Search code across GitHub repositories with the code search syntax.", obj(q="query"),
+             server="github"),
+        Tool("search_pages", "Search Notion pages and databases by title and content.", obj(query="search text"),
+             server="notion"),
+        Tool("search", "Search Confluence and Jira content with CQL or JQL.", obj(query="CQL or JQL"), server="atlassian"),
+        Tool("get_page", "Get a Notion page's properties and blocks by page id.", obj(page_id="page id"), server="notion"),
+        Tool("alerting_rules_read", "Alerting rules of a Grafana instance: name, condition, folder and labels.",
+             obj(uid="rule uid"), server="grafana"),
+        Tool("alerting_rules_write", "Alerting rules of a Grafana instance: name, condition, folder and labels.",
+             obj(uid="rule uid", rule="rule JSON"), server="grafana"),
+    ])
+
+
+def test_default_plan_on_several_vendors_merges_only_within_a_server(tmp_path):
+    reg = vendor_registry()
+    used = ["slack/get_user_profile", "atlassian/get_user_profile", "slack/slack_post_message",
+            "github/create_issue", "atlassian/jira_create_issue", "github/get_issue", "github/get_issue_details",
+            "notion/search_pages", "atlassian/search", "notion/get_page", "grafana/alerting_rules_read",
+            "grafana/alerting_rules_write"]
+    log = [{"server": k.split("/")[0], "tool": k.split("/")[1], "response_tokens": 400} for k in used * 3]
+    p = plan(reg, usage=log, scenario=Scenario(steps=5), window_days=None)
+    merges = [a for a in p.actions if a.kind == "merge"]
+    assert [set(a.tools) for a in merges] == [{"github/get_issue", "github/get_issue_details"}]
+    assert {a.kind for a in p.actions} <= {"delete", "merge", "trim", "gate"}
+    assert {a.target for a in p.actions if a.kind == "delete"} == {"slack/list_channels", "github/search_code"}
+    # the saving is the deletes plus the one merge, exactly (every tool visible on every request)
+    tools = {t.key: t for t in reg}
+    enc = get_encoding("o200k_base")
+    tok = lambda t: len(enc.encode_ordinary(compact({"name": t.name, "description": t.description,  # noqa: E731
+                                                     "inputSchema": t.input_schema})))
+    merged = merge_tools([tools["github/get_issue"], tools["github/get_issue_details"]], name=merges[0].target.split("/")[1])
+    expected = (tok(tools["slack/list_channels"]) + tok(tools["github/search_code"])
+                + tok(tools["github/get_issue"]) + tok(tools["github/get_issue_details"]) - tok(merged))
+    s = p.stages.set_index("stage")["tool_tokens_per_request"]
+    assert s["before"] - s["after"] == pytest.approx(expected)
+    # cross-vendor overlap is an audit finding with its own fix, never a merge
+    f = ts.audit(reg, rules=["overlap*"])
+    across = f[f["rule"] == "overlap-across-servers"]
+    assert {frozenset((a, b)) for a, b in zip(across["server"], across["other"].str.split("/").str[0], strict=True)} \
+        >= {frozenset(("slack", "atlassian"))}
+    assert across["fix"].str.startswith("namespace them").all() and (across["tokens"] == 0).all()
+    assert not (f["tool"].str.startswith("alerting_rules")).any()  # read and write: never paired
+    # naming the servers you own lets the plan merge across them
+    owned = plan(reg, usage=log, scenario=Scenario(steps=5), window_days=None, own="slack,atlassian,github")
+    pairs = [set(a.tools) for a in owned.actions if a.kind == "merge"]
+    assert {"slack/get_user_profile", "atlassian/get_user_profile"} in pairs
+    assert owned.assumptions["servers owned"] == ["atlassian", "github", "slack"]
+
+
+def test_own_on_the_command_line(cli, tmp_path):
+    reg = vendor_registry()
+    (tmp_path / "reg.json").write_text(json.dumps({"servers": {
+        s: {"tools": [t.to_mcp() for t in reg if t.server == s]} for s in reg.servers}}))
+    code, out, err = cli("plan", tmp_path / "reg.json", "--format", "json", "--show", "actions")
+    assert code == 0 and all(len({k.split("/")[0] for k in a["tools"].split(", ")}) == 1
+                             for a in json.loads(out) if a["kind"] == "merge")
+    code, out, err = cli("plan", tmp_path / "reg.json", "--own", "slack,atlassian", "--format", "json", "--show", "actions")
+    assert code == 0 and any(a["tools"] == "slack/get_user_profile, atlassian/get_user_profile"
+                             or a["tools"] == "atlassian/get_user_profile, slack/get_user_profile" for a in json.loads(out))
+    code, out, err = cli("plan", tmp_path / "reg.json", "--own", "slack,nosuch")
+    assert code == 2 and "nosuch" in err and "Traceback" not in err
+    code, out, err = cli("audit", tmp_path / "reg.json", "--own", "slack,atlassian", "--rules", "overlap*", "--format", "json")
+    assert code == 0 and "slack" in {r["server"] for r in json.loads(out) if r["rule"] == "overlap"}

@@ -20,6 +20,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")
     p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
     p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
+    p.add_argument("--own", default=None, metavar="SERVERS",
+                   help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
+                        "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
     add_output_args(p, formats=FORMATS)
 
 
@@ -54,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args)
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
-    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding)
+    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]

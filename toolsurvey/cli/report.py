@@ -15,6 +15,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_registry_args(p)
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
     p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
+    p.add_argument("--own", default=None, metavar="SERVERS",
+                   help="comma-separated servers you own: the plan may merge tools across them "
+                        "(default: merges only within one server)")
     add_measure_args(p)
     p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
@@ -31,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
     reg = load_registry(args)
-    rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
+    rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
                  **measure_kwargs(args))
     if fmt == "markdown" and not args.output:
         sys.stdout.write(rep.to_markdown())
