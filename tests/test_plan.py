@@ -355,3 +355,16 @@ def test_own_on_the_command_line(cli, tmp_path):
     assert code == 2 and "nosuch" in err and "Traceback" not in err
     code, out, err = cli("audit", tmp_path / "reg.json", "--own", "slack,atlassian", "--rules", "overlap*", "--format", "json")
     assert code == 0 and "slack" in {r["server"] for r in json.loads(out) if r["rule"] == "overlap"}
+
+
+def test_layers_run_one_way():
+    # advice sits below auditing and planning; neither of those imports the other
+    import ast
+    import importlib.util
+
+    def imports(module):
+        tree = ast.parse(open(importlib.util.find_spec(module).origin, encoding="utf-8").read())
+        return {n.module.lstrip(".") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+
+    assert not imports("toolsurvey.advice") & {"auditing", "planning", "reporting"}
+    assert "planning" not in imports("toolsurvey.auditing") and "auditing" not in imports("toolsurvey.planning")
