@@ -126,7 +126,7 @@ def test_findings_tokens_match_audit():
                                *TOOLS])
     rep = ts.report(bad, scenario=scenario())
     f = audit(bad)
-    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")["tokens"]
+    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")["tokens_all_visible"]
     want = f[f["tokens"] > 0].groupby("rule")["tokens"].sum()
     assert by_rule.sort_index().to_dict() == want.sort_index().to_dict()
 
@@ -146,8 +146,8 @@ def test_findings_are_weighted_by_how_often_the_tool_is_visible_and_the_lever_sa
     saved = oracle_tokens(tools[0]) - oracle_tokens(TOOLS[0])  # the $schema key, by tiktoken
     n = simulate(reg, sc).summary["expected_requests"]  # requests past the schedule stay in "fix"
     by_rule = rep.tables["findings_by_rule"].data.set_index("rule")
-    assert by_rule.loc["schema-dollar-schema", "tokens"] == 2 * saved  # every tool visible: the audit's figure
-    assert by_rule.loc["schema-dollar-schema", "tokens_per_request"] == pytest.approx(saved * 2 / n)
+    assert by_rule.loc["schema-dollar-schema", "tokens_all_visible"] == 2 * saved  # the audit's figure
+    assert by_rule.loc["schema-dollar-schema", "tokens_as_visible"] == pytest.approx(saved * 2 / n)
     [(label, dollars)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
     assert "covers schema-dollar-schema" in label and by_rule.loc["schema-dollar-schema", "in_lever"] == "yes"
     rate = (simulate(reg, sc, overhead_tokens=1000 + simulate(reg, sc).assumptions["overhead_tokens"])

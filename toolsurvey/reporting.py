@@ -434,28 +434,28 @@ def _findings(inp: _Inputs) -> Section:
     from .advice import price_findings
 
     once = price_findings(f)  # with every tool visible: the audit's own figures, counted once
-    costly = f.assign(tokens=once.round().astype("int64"), tokens_per_request=_priced(inp))
-    costly = costly[costly["tokens"] > 0]
+    costly = f.assign(tokens_all_visible=once.round().astype("int64"), tokens_as_visible=_priced(inp))
+    costly = costly[costly["tokens_all_visible"] > 0]
     rate = _token_rate(inp) if inp.run is not None else None
     covered = _lever_rules(inp)
     if not costly.empty:
-        by_rule = costly.groupby("rule", sort=False).agg(tools=("tool", "nunique"), tokens=("tokens", "sum"),
-                                                         tokens_per_request=("tokens_per_request", "sum"))
-        by_rule["tokens"] = by_rule["tokens"].astype("int64")
+        by_rule = costly.groupby("rule", sort=False).agg(tools=("tool", "nunique"),
+                                                         tokens_all_visible=("tokens_all_visible", "sum"),
+                                                         tokens_as_visible=("tokens_as_visible", "sum"))
         if rate is not None:
-            by_rule["cost_per_month_usd"] = by_rule["tokens_per_request"] * rate
+            by_rule["cost_per_month_usd"] = by_rule["tokens_as_visible"] * rate
         by_rule["in_lever"] = ["yes" if r in covered else "" for r in by_rule.index]
-        by_rule = by_rule.sort_values("tokens_per_request", ascending=False).reset_index()
+        by_rule = by_rule.sort_values("tokens_as_visible", ascending=False, kind="stable").reset_index()
         s.tables.append(Table("findings_by_rule", "Findings that add tokens to requests, by rule", by_rule,
-                              note="tokens: per request with every tool visible, each text counted once (two "
-                                   "rules about one description charge once); tokens_per_request: the same, "
-                                   "weighted by how often each tool is visible under the scenario; in_lever: "
-                                   "counted in the \"fix the audit findings\" lever (overlap is the plan's "
-                                   "merge stage)."))
-        top = costly.sort_values("tokens_per_request", ascending=False, kind="stable").head(inp.top)
-        top = top[["rule", "server", "tool", "tokens", "tokens_per_request", "evidence", "fix"]].reset_index(drop=True)
+                              note="Each text is counted once (two rules about one description charge once; "
+                                   "a merge once per cluster), then weighted by how often the tool is visible "
+                                   "under the scenario. \"In lever\": counted in the \"fix the audit "
+                                   "findings\" lever; overlap is the plan's merge stage instead."))
+        top = costly.sort_values("tokens_as_visible", ascending=False, kind="stable").head(inp.top)
+        top = top[["rule", "server", "tool", "tokens_all_visible", "tokens_as_visible", "evidence", "fix"]]
+        top = top.reset_index(drop=True)
         if rate is not None:
-            top.insert(5, "cost_per_month_usd", top["tokens_per_request"] * rate)
+            top.insert(5, "cost_per_month_usd", top["tokens_as_visible"] * rate)
         s.tables.append(Table("findings", f"The {len(top)} costliest findings", top))
     counts = f.groupby(["severity", "impact"]).size().rename("findings").reset_index()
     s.tables.append(Table("findings_count", "All findings by severity and kind of impact", counts))
@@ -564,7 +564,11 @@ def _plan(inp: _Inputs) -> Section:
     stages["saving_per_month_usd"] = delta
     stages["effect"] = ["" if i == 0 else f"saves {_usd(d)} a month" if d > 0 else
                         f"costs {_usd(-d)} more a month" if d < 0 else "no change" for i, d in enumerate(delta)]
-    stages["stage"] = stages["stage"].map(_STAGES).fillna(stages["stage"])
+    names = dict(_STAGES)
+    if not any(a.kind == "gate" for a in p.actions):
+        names["after"] = ("the plan (the scenario's phase gating, kept throughout)" if before.strategy == "phases"
+                          else "the plan (no phase gating)")
+    stages["stage"] = stages["stage"].map(names).fillna(stages["stage"])
     s.tables.append(Table("plan_stages", "What each stage of the plan saves or costs", stages[[
         "stage", "tools", "mean_visible", "tool_tokens_per_request", "steps_per_task", "success",
         "cost_per_completed_task", "cost_per_month_usd", "saving_per_month_usd", "effect"]],
@@ -579,7 +583,6 @@ def _plan(inp: _Inputs) -> Section:
 
 _STAGES = {"before": "before", "delete": "after deleting unused tools", "merge": "after merging near-duplicates",
            "trim": "after trimming tool results", "after": "after phase gating (the plan)"}
-# (when the scenario already gates by phase, "after" is the trim stage, kept gated)
 
 
 def _sensitivity(inp: _Inputs) -> Section:
