@@ -244,11 +244,13 @@ def visibility(reg: Registry, run: Any = None) -> Visibility:
     per-request phases and weights. Without a run every tool is visible on every request."""
     if run is None or not len(reg):
         return Visibility.everything(reg)
-    from .strategies import _core, _match, _phase_tools, tool_table
+    from .strategies import ToolTable, _core, _match, _phase_tools
 
     sc = run.scenario
-    table = tool_table(reg, render="json")  # which tools match; their tokens do not matter here
     keys = [t.key for t in reg]
+    # which tools a phase, core or fixed set matches: names and tags only, so nothing is measured
+    table = ToolTable(names=[t.name for t in reg], keys=keys, servers=[t.server for t in reg],
+                      tags=[dict(t.tags) for t in reg], tokens=np.zeros(len(keys)))
     n = len(keys)
     if sc.strategy == "phases":
         st = run.steps
