@@ -368,3 +368,18 @@ def test_layers_run_one_way():
 
     assert not imports("toolsurvey.advice") & {"auditing", "planning", "reporting"}
     assert "planning" not in imports("toolsurvey.auditing") and "auditing" not in imports("toolsurvey.planning")
+
+
+def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():
+    # The scenario shows 1 tool per request; the phases given show 4: the gate stage adds tokens.
+    narrow = Scenario(steps=2, accuracy=False, strategy="phases", phases=[Phase("a", tools=("search_*",), steps=2)])
+    wide = [Phase("look", tools=("search_*", "list_*", "get_*", "restart_*"), steps=2)]
+    p = plan(small(), scenario=narrow, phases=wide, merge=False)
+    [gate] = [a for a in p.actions if a.kind == "gate"]
+    tools = {t.key: t for t in small()}
+    enc = get_encoding("o200k_base")
+    tok = lambda k: len(enc.encode_ordinary(compact({"name": tools[k].name, "description": tools[k].description,  # noqa: E731
+                                                     "inputSchema": tools[k].input_schema})))
+    assert gate.tokens_per_request == pytest.approx(-sum(tok(k) for k in tools if k != "obs/search_logs"))
+    s = p.stages.set_index("stage")["cost_per_task"]
+    assert s["after"] > s["trim"] and gate.tokens_per_task < 0

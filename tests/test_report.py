@@ -435,3 +435,18 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
     assert rep.headlines["tool_tokens_per_request"].value == want["tool_tokens_per_request"]
     assert rep.headlines["cost_per_month"].value == pytest.approx(want["cost_per_month"])
     assert "OpenAI" in rep.section("method").text[0]
+
+
+def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
+    from toolsurvey import planning
+    from toolsurvey.scenario import Phase
+
+    real = planning.plan
+    wide = [Phase("all", tools=("*",), steps=3)]
+    monkeypatch.setattr(planning, "plan", lambda *a, **k: real(*a, **{**k, "phases": wide}))
+    sc = scenario(strategy="phases", phases=[Phase("one", tools=("search_*",), steps=3)])
+    rep = ts.report(REG, scenario=sc)
+    stages = rep.tables["plan_stages"].data
+    last = stages.iloc[-1]
+    assert last["saving_per_month_usd"] < 0 and last["effect"].startswith("costs $")
+    assert "The consolidation plan raises the cost from today's" in rep.summary_text()
