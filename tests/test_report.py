@@ -149,10 +149,25 @@ def test_findings_are_weighted_by_how_often_the_tool_is_visible_and_the_lever_sa
     assert by_rule.loc["schema-dollar-schema", "tokens_all_visible"] == 2 * saved  # the audit's figure
     assert by_rule.loc["schema-dollar-schema", "tokens_as_visible"] == pytest.approx(saved * 2 / n)
     [(label, dollars)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
-    assert "covers schema-dollar-schema" in label and by_rule.loc["schema-dollar-schema", "in_lever"] == "yes"
+    # get_page is never visible: its finding costs nothing per request, so the lever covers one
+    assert "covers the 1 finding of schema-dollar-schema whose fix cuts text" in label and by_rule.loc["schema-dollar-schema", "in_lever"] == "yes"
     rate = (simulate(reg, sc, overhead_tokens=1000 + simulate(reg, sc).assumptions["overhead_tokens"])
             .summary["cost_per_month"] - simulate(reg, sc).summary["cost_per_month"]) / 1000
     assert dollars == pytest.approx(saved * 2 / n * rate)
+    covered = by_rule[by_rule["in_lever"] == "yes"]["tokens_as_visible"].sum()
+    assert f"({covered:,.0f} tokens per request" in label
+
+
+def test_the_lever_counts_only_fixes_that_cut_text_and_the_simulation_counts():
+    # an over-long description and a heavy output schema: only the description is in the lever
+    heavy = {"type": "object", "properties": {f"f{i}": {"type": "string", "description": "a field"} for i in range(40)}}
+    long_tool = Tool("search_docs", "Search the documentation by keyword. " * 50, SCHEMA, server="docs",
+                     output_schema=heavy)
+    rep = ts.report(Registry.from_tools([long_tool, *TOOLS[1:]]), scenario=scenario())
+    [(label, _)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
+    assert "description-long" in label and "output-schema-heavy" not in label
+    want = len(ENC.encode(long_tool.description)) - 150  # down to the band's upper edge
+    assert f"({want:,.0f} tokens per request" in label
 
 
 def test_sections_say_which_input_is_missing(monkeypatch):

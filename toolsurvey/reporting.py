@@ -382,19 +382,24 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
     covered = _lever_rules(inp)
     if covered:
         f, priced = inp.findings, _priced(inp)
-        fixable = float(priced[f["rule"].isin(covered)].sum())
+        cuts = f["rule"].isin(covered) & (priced > 0)
+        fixable = float(priced[cuts].sum())
         out.append((f"Fix the audit findings that waste tokens ({fixable:,.0f} tokens per request, weighted by how "
-                    f"often each tool is visible; covers {', '.join(covered)})", fixable * _token_rate(inp)))
+                    f"often each tool is visible; covers the {int(cuts.sum())} finding{'s' * (int(cuts.sum()) != 1)} of "
+                    f"{', '.join(covered)} "
+                    "whose fix cuts text)", fixable * _token_rate(inp)))
     return sorted(out, key=lambda x: -x[1])
 
 
 def _lever_rules(inp: _Inputs) -> list[str]:
     """The rules whose findings the "fix the findings" lever covers: those whose fix only cuts prompt
-    text (impact "tokens") and saves some under the scenario. Merges are the plan's, not this lever's."""
+    text the simulation counts (impact "tokens") and saves some under the scenario. Merges are the
+    plan's, not this lever's."""
     if inp.findings is None or inp.findings.empty or inp.run is None:
         return []
     f = inp.findings.assign(priced=_priced(inp))
-    f = f[(f["impact"] == "tokens") & (f["priced"] > 0)]
+    # output schemas are not part of the definitions the simulation counts (only some clients send them)
+    f = f[(f["impact"] == "tokens") & (f["priced"] > 0) & (f["rule"] != "output-schema-heavy")]
     return list(dict.fromkeys(f.sort_values("priced", ascending=False, kind="stable")["rule"]))
 
 
@@ -444,7 +449,7 @@ def _findings(inp: _Inputs) -> Section:
                                                          tokens_as_visible=("tokens_as_visible", "sum"))
         if rate is not None:
             by_rule["cost_per_month_usd"] = by_rule["tokens_as_visible"] * rate
-        by_rule["in_lever"] = ["yes" if r in covered else "" for r in by_rule.index]
+        by_rule["in_lever"] = ["yes" if r in covered else "" for r in by_rule.index]  # its findings that cut text
         by_rule = by_rule.sort_values("tokens_as_visible", ascending=False, kind="stable").reset_index()
         s.tables.append(Table("findings_by_rule", "Findings that add tokens to requests, by rule", by_rule,
                               note="Each text is counted once (two rules about one description charge once; "
