@@ -60,3 +60,19 @@ def test_price_findings_charges_one_description_once_and_weights_by_visibility()
     v = visibility(reg, run(reg, steps=4, accuracy=False, strategy="phases",
                             phases=[Phase("look", tools=("list_*",), steps=1), Phase("act", tools=("get_*",), steps=3)]))
     assert list(price_findings(f, v)) == pytest.approx([-30, 0, 3])
+
+
+def test_a_merge_is_priced_on_the_requests_that_show_every_member():
+    from toolsurvey.auditing import audit
+
+    desc = "Get one incident by id: title, severity, status, owner and timeline."
+    reg = Registry.from_tools([Tool("get_incident", desc, S, server="inc"),
+                               Tool("get_incident_details", desc + " With the timeline.", S, server="inc"),
+                               Tool("page_oncall", "Page the on-call engineer of a team.", S, server="inc")])
+    f = audit(reg, rules=["overlap"])
+    [charged] = f.loc[f["tokens"] > 0, "tokens"]
+    # get_incident shows on 3 of 4 requests, get_incident_details on 1 of them: together on 1 of 4
+    v = visibility(reg, run(reg, steps=4, accuracy=False, strategy="phases", phases=[
+        Phase("look", tools=("get_incident",), steps=2), Phase("act", tools=("get_incident*", "page_*"), steps=1),
+        Phase("end", tools=("page_*", "get_incident"), steps=1)]))
+    assert price_findings(f, v).max() == pytest.approx(charged * 0.25)

@@ -300,7 +300,13 @@ def price_findings(findings: pd.DataFrame, vis: Visibility | None = None) -> pd.
     charged = ~subject.duplicated()
     tokens = findings["tokens"].astype(float).where(charged, 0.0)
     if vis is not None:
-        others = findings["members"] if "members" in findings else pd.Series([()] * len(findings), index=findings.index)
-        share = [vis.share(k, *m) for k, m in zip(key, others, strict=True)]
+        # a merge saves only on the requests that show every member of its cluster
+        members: dict = {}
+        if "other" in findings and "group" in findings:
+            for g, k, o in zip(findings["group"], key, findings["other"], strict=True):
+                if g is not None and g == g and isinstance(o, str):
+                    members.setdefault(g, set()).update((k, o))
+        share = [vis.share(k, *members.get(g, ())) if r == "overlap" else vis.share(k)
+                 for k, r, g in zip(key, findings["rule"], findings.get("group", [None] * len(key)), strict=True)]
         tokens = tokens * np.asarray(share, dtype=float)
     return tokens.rename("tokens_per_request")
