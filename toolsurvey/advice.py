@@ -304,9 +304,10 @@ def price_findings(findings: pd.DataFrame, vis: Visibility | None = None) -> pd.
         members: dict = {}
         if "other" in findings and "group" in findings:
             for g, k, o in zip(findings["group"], key, findings["other"], strict=True):
-                if g is not None and g == g and isinstance(o, str):
-                    members.setdefault(g, set()).update((k, o))
-        share = [vis.share(k, *members.get(g, ())) if r == "overlap" else vis.share(k)
-                 for k, r, g in zip(key, findings["rule"], findings.get("group", [None] * len(key)), strict=True)]
+                if pd.notna(g) and isinstance(o, str):
+                    members.setdefault(int(g), set()).update((k, o))
+        groups = findings["group"] if "group" in findings else pd.Series([None] * len(key), index=findings.index)
+        share = [vis.share(k, *members.get(int(g), ())) if r == "overlap" and pd.notna(g) else vis.share(k)
+                 for k, r, g in zip(key, findings["rule"], groups, strict=True)]
         tokens = tokens * np.asarray(share, dtype=float)
     return tokens.rename("tokens_per_request")
