@@ -383,3 +383,20 @@ def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():
     assert gate.tokens_per_request == pytest.approx(-sum(tok(k) for k in tools if k != "obs/search_logs"))
     s = p.stages.set_index("stage")["cost_per_task"]
     assert s["after"] > s["trim"] and gate.tokens_per_task < 0
+
+
+def test_docs_quote_the_samples_plan_as_it_is(sample):
+    from conftest import ROOT
+
+    text = " ".join((ROOT / "docs" / "audit.md").read_text("utf-8").split())
+    t = sample.table.set_index("metric")
+    kinds = [a.kind for a in sample.actions]
+    row = lambda m, f: f"{f(t.loc[m, 'before'])} -> {f(t.loc[m, 'after'])}"  # noqa: E731
+    for quoted in [row("tools registered", lambda v: f"{v:.0f}") + " tools",
+                   f"{kinds.count('delete')} deletes, {kinds.count('merge')} merges",
+                   f"{kinds.count('trim')} trims",
+                   "tool definitions per request " + row("tool definitions per request", lambda v: f"{v:,.0f}"),
+                   "cost per completed task " + row("cost per completed task", lambda v: f"${v:.3f}"),
+                   "per month " + row("cost per month", lambda v: f"${v:,.0f}"),
+                   f"results of {sample.before_scenario.response_tokens.expected():,.0f} tokens"]:
+        assert quoted in text
