@@ -143,3 +143,11 @@ def test_annotations(ops):
     assert len(f) == 50
     assert {"legacy_admin/delete_api_v1_users_id", "legacy_admin/put_api_v1_users_id"} <= f
     assert not f & {"deploys/rollback_deploy", "deploys/restart_service", "comms/notify_channel"}
+
+
+def test_docs_quote_the_samples_audit_totals(ops):
+    from conftest import ROOT
+
+    text = " ".join((ROOT / "docs" / "audit.md").read_text("utf-8").split())
+    saving, cost = ops.loc[ops["tokens"] > 0, "tokens"].sum(), -ops.loc[ops["tokens"] < 0, "tokens"].sum()
+    assert f"save {saving:,} tokens per request and the ones that add text cost {cost:,}" in text
