@@ -400,3 +400,12 @@ def test_docs_quote_the_samples_plan_as_it_is(sample):
                    "per month " + row("cost per month", lambda v: f"${v:,.0f}"),
                    f"results of {sample.before_scenario.response_tokens.expected():,.0f} tokens"]:
         assert quoted in text
+
+
+def test_a_phase_of_the_scenario_keeps_its_last_tool():
+    sc = Scenario(steps=3, strategy="phases", phases=[Phase("look", tools=("search_*", "list_*"), steps=2),
+                                                      Phase("fix", tools=("restart_*",), steps=1)])
+    log = calls("search_logs", "list_alerts", "get_active_alerts", "get_owner")  # restart_service never called
+    p = plan(small(), usage=log, scenario=sc, window_days=None, merge=False)
+    assert "ops/restart_service" in {t.key for t in p.after}
+    assert any("only tool(s) of the scenario's phase 'fix'" in w for w in p.warnings)

@@ -241,6 +241,16 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
         raise InputError(f"the usage log calls none of the {len(reg):,} tools {window}, so the plan would "
                          "delete every tool; check that the log belongs to this registry (its server and tool "
                          "names) and its time window, or plan with delete_unused=False (--no-delete)")
+    if scenario_phases and unused:
+        # a phase of the scenario needs a tool: never delete the last ones it shows
+        gone = set(unused)
+        for ph in scenario_phases:
+            shown = [t.key for t in reg if _in_phase(t, ph)]
+            if shown and all(k in gone for k in shown):
+                warns.append(f"kept {', '.join(shown)}: never called, but the only tool(s) of the scenario's "
+                             f"phase {ph.name!r}")
+                gone -= set(shown)
+        unused = [k for k in unused if k in gone]
     vis = visibility(reg, runs["before"])
     sizes = tokens_of(reg)
     for key in unused:
