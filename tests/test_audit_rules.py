@@ -172,6 +172,11 @@ def test_overlap_across_servers_is_its_own_finding_never_a_merge():
     assert owned["tokens"][0] == oracle(_tool_json(a)) + oracle(_tool_json(b)) - merged_tokens
     with pytest.raises(InputError, match="does not have"):
         audit(Registry.from_tools([a, b]), own=["crm", "billing"])
+    # owning only crm: mail's own near-duplicates are not the user's to merge either
+    c = good(name="fetch_user_profile", description=PROFILE, server="mail")
+    f = audit(Registry.from_tools([a, b, c]), rules=["overlap*"], own="crm")
+    mail = f[(f["server"] == "mail") & (f["other"].str.startswith("mail/"))]
+    assert list(mail["rule"]) == ["overlap-across-servers"] and "not among the servers you own" in mail["fix"].iloc[0]
 
 
 def test_read_and_write_tools_are_never_paired():

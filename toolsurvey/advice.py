@@ -136,7 +136,7 @@ def access(tool: Tool, cfg: dict) -> str | None:
 def split_pairs(pairs: pd.DataFrame, reg: Registry, cfg: dict,
                 own: frozenset[str] | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """`similarity.similar_pairs` rows split into pairs the user can merge (re-clustered among
-    themselves) and pairs across servers they cannot; read/write pairs are dropped from both
+    themselves) and pairs they cannot (`can_merge`); read/write pairs are dropped from both
     (docs/audit.md: read and write tools are never paired)."""
     from .similarity import _components
 

@@ -458,15 +458,18 @@ def check_overlap(reg: Registry, cfg: dict, encoding: str):
 
 
 def check_overlap_across_servers(reg: Registry, cfg: dict, encoding: str):
-    """Near-duplicates on servers the user does not both own: a merge is not theirs to make."""
+    """Near-duplicates the user cannot merge (across servers, or on a server not in `own`): a merge is
+    not theirs to make."""
     _, across = _pairs(reg, cfg)
     by_key = {t.key: t for t in reg}
     for r in across.itertuples(index=False):
         a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
+        fix = (f"namespace them ({a.server}_{a.name}, {b.server}_{b.name}), drop one of {a.server} and "
+               f"{b.server}, or gate them by phase so a request sees only one" if a.server != b.server else
+               f"{a.server} is not among the servers you own: ask its maintainers to merge them, or gate them "
+               "by phase so a request sees only one")
         yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {_why(r, cfg['similarity']['threshold'])}",
-                  tool=a, other=b.key,
-                  fix=f"namespace them ({a.server}_{a.name}, {b.server}_{b.name}), drop one of {a.server} "
-                      f"and {b.server}, or gate them by phase so a request sees only one")
+                  tool=a, other=b.key, fix=fix)
 
 
 # --- tool poisoning (security) ----------------------------------------------------------------
