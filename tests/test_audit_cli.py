@@ -33,7 +33,7 @@ def test_json_and_csv_carry_every_finding(cli):
     table = list(csv.DictReader(io.StringIO(out2)))
     assert len(rows) == len(table) > 200
     assert {r["rule"] for r in rows} == {r["rule"] for r in table}
-    assert set(rows[0]) == {"rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"}
+    assert set(rows[0]) == {"rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"}
 
 
 def test_markdown_escapes_third_party_text(cli, write_json):

@@ -137,7 +137,7 @@ CASES = {
         good(output_schema={"type": "object", "properties": {"name": {"type": "string"}}}),
     ),
 }
-REGISTRY_RULES = {"name-collision", "overlap"}
+REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers"}
 
 
 def test_every_rule_has_a_case():
@@ -174,6 +174,42 @@ def test_overlap_flags_near_duplicates_not_distinct_tools():
     assert len(f) == 1 and {f["tool"][0]} <= {"get_user_profile", "fetch_user_profile"}
     assert "fetch_user_profile" in f["evidence"][0] or "get_user_profile" in f["evidence"][0]
     assert f["group"][0] == 1
+
+
+PROFILE = "Get a user's profile: name, email, team and role, by user id."
+
+
+def test_overlap_across_servers_is_its_own_finding_never_a_merge():
+    # Two vendors each define get_user_profile: nobody can merge tools on someone else's server.
+    a = good(name="get_user_profile", description=PROFILE, server="crm")
+    b = good(name="get_user_profile", description=PROFILE, server="mail")
+    f = audit(Registry.from_tools([a, b, good()]), rules=["overlap*"])
+    assert list(f["rule"]) == ["overlap-across-servers"] and f["tokens"][0] == 0
+    assert {f["server"][0], f["other"][0].split("/")[0]} == {"crm", "mail"}
+    assert "namespace them" in f["fix"][0] and "merge" not in f["fix"][0]
+    # naming both servers as owned makes the pair mergeable, priced by what the merge saves
+    owned = audit(Registry.from_tools([a, b, good()]), rules=["overlap*"], own="crm,mail")
+    assert list(owned["rule"]) == ["overlap"] and owned["fix"][0].startswith("merge")
+    merged_tokens = oracle(_tool_json(a))  # the same two tools merge into one just like either
+    assert owned["tokens"][0] == oracle(_tool_json(a)) + oracle(_tool_json(b)) - merged_tokens
+    with pytest.raises(InputError, match="does not have"):
+        audit(Registry.from_tools([a, b]), own=["crm", "billing"])
+    # owning only crm: mail's own near-duplicates are not the user's to merge either
+    c = good(name="fetch_user_profile", description=PROFILE, server="mail")
+    f = audit(Registry.from_tools([a, b, c]), rules=["overlap*"], own="crm")
+    mail = f[(f["server"] == "mail") & (f["other"].str.startswith("mail/"))]
+    assert list(mail["rule"]) == ["overlap-across-servers"] and "not among the servers you own" in mail["fix"].iloc[0]
+
+
+def test_read_and_write_tools_are_never_paired():
+    # The documented rule, whichever end of the name the verb is on (Grafana's alerting_rules_read/_write).
+    desc = "Alerting rules of a Grafana instance: name, condition, folder and labels, by rule uid."
+    read = good(name="alerting_rules_read", description=desc, annotations={})
+    write = good(name="alerting_rules_write", description=desc, annotations={})
+    assert audit(Registry.from_tools([read, write]), rules=["overlap*"]).empty
+    hinted = [good(name="rules_a", description=desc, annotations={"readOnlyHint": True}),
+              good(name="rules_b", description=desc, annotations={"readOnlyHint": False})]
+    assert audit(Registry.from_tools(hinted), rules=["overlap*"]).empty
 
 
 # --- token figures, checked against tiktoken directly ------------------------------------------
@@ -237,7 +273,7 @@ def test_inline_refs_matches_hand_inlined_schema():
 def test_empty_registry_has_no_findings_and_all_columns():
     f = audit(Registry())
     assert f.empty and list(f.columns) == ["rule", "severity", "impact", "server", "tool", "evidence",
-                                           "fix", "tokens", "group"]
+                                           "fix", "tokens", "group", "other"]
 
 
 def test_unknown_rule_and_config_key_are_input_errors():
@@ -283,3 +319,31 @@ def test_docs_describe_every_rule():
     text = (ROOT / "docs" / "audit.md").read_text("utf-8")
     missing = [r for r in RULES if f"| `{r}` |" not in text]
     assert not missing
+
+
+# --- waste counted once ---------------------------------------------------------------------------
+
+
+def test_two_rules_on_one_description_charge_once():
+    # "Gets owner." is both too short and a restatement of get_owner: one text, one charge, the gap
+    # from its tokens to the 50-token band edge (worked out with tiktoken).
+    t = good(name="get_owner", description="Gets owner.")
+    f = audit(Registry.from_tools([t]), rules=["description-*"])
+    assert {"description-short", "description-restates-name"} <= set(f["rule"])
+    assert f["tokens"].sum() == oracle("Gets owner.") - 50
+    assert (f["tokens"] != 0).sum() == 1
+
+
+def test_summary_and_cli_header_price_findings_like_the_table(cli, tmp_path):
+    from toolsurvey.auditing import summary
+
+    tools = [good(name="get_owner", description="Gets owner."),
+             good(name="list_teams", input_schema=schema(**{"$schema": "http://json-schema.org/draft-07/schema#"}))]
+    f = audit(Registry.from_tools(tools))
+    by_rule = summary(f).set_index("rule")["tokens"]
+    assert by_rule.sum() == f["tokens"].sum()
+    (tmp_path / "t.json").write_text(json.dumps([t.to_mcp() for t in tools]))
+    code, out, _ = cli("audit", tmp_path / "t.json")
+    saving = f.loc[f["tokens"] > 0, "tokens"].sum()
+    cost = -f.loc[f["tokens"] < 0, "tokens"].sum()
+    assert f"save {saving:,} tokens per request, the ones that add text cost {cost:,}" in out

@@ -74,21 +74,36 @@ def test_every_restated_name(ops):
     assert keys_of(ops, "description-restates-name") == RESTATED | extra
 
 
+def pairs_of(f):
+    found = {}
+    for server, tool, other in zip(f["server"], f["tool"], f["other"], strict=True):
+        found[frozenset((tool, other.split("/", 1)[1]))] = frozenset((server, other.split("/", 1)[0]))
+    return found
+
+
 def test_every_near_duplicate_pair(ops):
-    f = ops[ops["rule"] == "overlap"]
-    found = set()
-    for tool, ev in zip(f["tool"], f["evidence"], strict=True):
-        other = ev.split(" and ", 1)[1].split(":", 1)[0].split("/", 1)[1]
-        found.add(frozenset((tool, other)))
-    assert {frozenset(p) for p in PAIRS} <= found
+    # The 11 planted pairs sit within one server each: mergeable overlaps.
+    within = pairs_of(ops[ops["rule"] == "overlap"])
+    across = pairs_of(ops[ops["rule"] == "overlap-across-servers"])
+    assert {frozenset(p) for p in PAIRS} <= set(within)
+    assert all(len(servers) == 1 for servers in within.values())
+    assert all(len(servers) == 2 for servers in across.values())
     # and the extras are the ones the README calls similar by design, or confusable on reading
-    extras = found - {frozenset(p) for p in PAIRS}
+    extras = (set(within) | set(across)) - {frozenset(p) for p in PAIRS}
     assert extras == {frozenset(p) for p in [("search", "search"), ("search", "search_tickets"),
                                              ("search", "query_metric"), ("query_metric", "search"),
                                              ("get_user", "get_user_data"), ("get_user", "get_api_v1_users_id"),
                                              ("get_user_data", "get_api_v1_users_id"),
                                              ("list_channels", "list_channel_members"),
                                              ("get_metrics_data", "get_user_data")]}
+
+
+def test_overlap_is_charged_once_per_merged_cluster(ops):
+    # A cluster the plan merges carries its saving on one pair; the others carry none.
+    f = ops[ops["rule"] == "overlap"]
+    charged = f[f["tokens"] != 0]
+    assert charged["group"].is_unique and (charged["tokens"] > 0).all()
+    assert (ops.loc[ops["rule"] == "overlap-across-servers", "tokens"] == 0).all()
 
 
 def test_poisoning_and_hidden_text(ops):
@@ -130,3 +145,11 @@ def test_annotations(ops):
     assert len(f) == 50
     assert {"legacy_admin/delete_api_v1_users_id", "legacy_admin/put_api_v1_users_id"} <= f
     assert not f & {"deploys/rollback_deploy", "deploys/restart_service", "comms/notify_channel"}
+
+
+def test_docs_quote_the_samples_audit_totals(ops):
+    from conftest import ROOT
+
+    text = " ".join((ROOT / "docs" / "audit.md").read_text("utf-8").split())
+    saving, cost = ops.loc[ops["tokens"] > 0, "tokens"].sum(), -ops.loc[ops["tokens"] < 0, "tokens"].sum()
+    assert f"save {saving:,} tokens per request and the ones that add text cost {cost:,}" in text

@@ -126,9 +126,48 @@ def test_findings_tokens_match_audit():
                                *TOOLS])
     rep = ts.report(bad, scenario=scenario())
     f = audit(bad)
-    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")["tokens"]
+    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")["tokens_all_visible"]
     want = f[f["tokens"] > 0].groupby("rule")["tokens"].sum()
     assert by_rule.sort_index().to_dict() == want.sort_index().to_dict()
+
+
+def test_findings_are_weighted_by_how_often_the_tool_is_visible_and_the_lever_says_what_it_covers():
+    from toolsurvey.scenario import Phase
+    from toolsurvey.simulation import simulate
+
+    dollar = {"$schema": "http://json-schema.org/draft-07/schema#", **SCHEMA}
+    tools = [Tool("search_docs", TOOLS[0].description, dollar, server="docs"),
+             Tool("get_page", TOOLS[1].description, dollar, server="docs"), TOOLS[2]]
+    reg = Registry.from_tools(tools)
+    # 2 of 4 requests show search_docs, the other 2 show restart_service; get_page is never shown
+    sc = scenario(steps=4, strategy="phases", phases=[Phase("look", tools=("search_*",), steps=2),
+                                                      Phase("fix", tools=("restart_*",), steps=2)])
+    rep = ts.report(reg, scenario=sc)
+    saved = oracle_tokens(tools[0]) - oracle_tokens(TOOLS[0])  # the $schema key, by tiktoken
+    n = simulate(reg, sc).summary["expected_requests"]  # requests past the schedule stay in "fix"
+    by_rule = rep.tables["findings_by_rule"].data.set_index("rule")
+    assert by_rule.loc["schema-dollar-schema", "tokens_all_visible"] == 2 * saved  # the audit's figure
+    assert by_rule.loc["schema-dollar-schema", "tokens_as_visible"] == pytest.approx(saved * 2 / n)
+    [(label, dollars)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
+    # get_page is never visible: its finding costs nothing per request, so the lever covers one
+    assert "covers the 1 finding of schema-dollar-schema whose fix cuts text" in label and by_rule.loc["schema-dollar-schema", "in_lever"] == "yes"
+    rate = (simulate(reg, sc, overhead_tokens=1000 + simulate(reg, sc).assumptions["overhead_tokens"])
+            .summary["cost_per_month"] - simulate(reg, sc).summary["cost_per_month"]) / 1000
+    assert dollars == pytest.approx(saved * 2 / n * rate)
+    covered = by_rule[by_rule["in_lever"] == "yes"]["tokens_as_visible"].sum()
+    assert f"({covered:,.0f} tokens per request" in label
+
+
+def test_the_lever_counts_only_fixes_that_cut_text_and_the_simulation_counts():
+    # an over-long description and a heavy output schema: only the description is in the lever
+    heavy = {"type": "object", "properties": {f"f{i}": {"type": "string", "description": "a field"} for i in range(40)}}
+    long_tool = Tool("search_docs", "Search the documentation by keyword. " * 50, SCHEMA, server="docs",
+                     output_schema=heavy)
+    rep = ts.report(Registry.from_tools([long_tool, *TOOLS[1:]]), scenario=scenario())
+    [(label, _)] = [lv for lv in rep.levers if lv[0].startswith("Fix the audit findings")]
+    assert "description-long" in label and "output-schema-heavy" not in label
+    want = len(ENC.encode(long_tool.description)) - 150  # down to the band's upper edge
+    assert f"({want:,.0f} tokens per request" in label
 
 
 def test_sections_say_which_input_is_missing(monkeypatch):
@@ -411,3 +450,18 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
     assert rep.headlines["tool_tokens_per_request"].value == want["tool_tokens_per_request"]
     assert rep.headlines["cost_per_month"].value == pytest.approx(want["cost_per_month"])
     assert "OpenAI" in rep.section("method").text[0]
+
+
+def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
+    from toolsurvey import planning
+    from toolsurvey.scenario import Phase
+
+    real = planning.plan
+    wide = [Phase("all", tools=("*",), steps=3)]
+    monkeypatch.setattr(planning, "plan", lambda *a, **k: real(*a, **{**k, "phases": wide}))
+    sc = scenario(strategy="phases", phases=[Phase("one", tools=("search_*",), steps=3)])
+    rep = ts.report(REG, scenario=sc)
+    stages = rep.tables["plan_stages"].data
+    last = stages.iloc[-1]
+    assert last["saving_per_month_usd"] < 0 and last["effect"].startswith("costs $")
+    assert "The consolidation plan raises the cost from today's" in rep.summary_text()

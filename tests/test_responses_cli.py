@@ -129,3 +129,27 @@ def test_a_folder_is_searched_for_samples_not_docs(cli):
     sources = [r["source"] for r in json.loads(out)]
     assert not any(s.endswith("README.md") for s in sources)
     assert sum(s.endswith(".json") for s in sources) == 5 and any(".jsonl:" in s for s in sources)
+
+
+def test_keep_that_matches_nothing_in_a_result_is_reported_and_left_out_of_the_ratio(cli, tmp_path):
+    folder = tmp_path / "list_issues"
+    folder.mkdir()
+    issues = [{"number": i, "title": f"issue {i}", "body": "steps to reproduce " * 40} for i in range(3)]
+    (folder / "a.json").write_text(json.dumps(issues))
+    (folder / "b.json").write_text(json.dumps({"error": {"message": "rate limited " * 30}}))
+    code, out, err = cli("responses", folder, "--keep", "number,title", "--format", "json")
+    assert code == 0
+    kept = [{"number": i["number"], "title": i["title"]} for i in issues]
+    [row] = json.loads(out)
+    assert row["trimmed"] == ntok(compact(kept))
+    assert row["ratio"] == pytest.approx(ntok(compact(issues)) / ntok(compact(kept)))  # b.json left out
+    assert "b.json: no --keep path matched anything in this result" in err and "a.json: no" not in err
+    code, out, err = cli("responses", folder, "--keep", "number,title")
+    assert f"{ntok(compact(issues)) / ntok(compact(kept)):.1f}x smaller" in out
+    assert "1 of 2 matched nothing and are left out" in out
+
+
+@pytest.mark.parametrize("keep", ["[[[[", "a..b", "labels[.name", "x]"])
+def test_a_keep_path_that_cannot_parse_is_exit_2(cli, keep):
+    code, out, err = cli("responses", ISSUES, "--keep", keep)
+    assert code == 2 and "cannot parse path" in err and "Traceback" not in err and out == ""

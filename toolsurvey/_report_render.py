@@ -27,6 +27,8 @@ COLUMNS = {
     "cost_per_completed_task": ("Cost per completed task", "usd"),
     "cost": ("Cost per task attempt", "usd"), "requests": ("Requests per task", "float1"),
     "tokens_per_request": ("Tokens saved per request", "int"), "tokens_per_task": ("Tokens saved per task", "int"),
+    "tokens_all_visible": ("Tokens saved per request, every tool visible", "int"),
+    "tokens_as_visible": ("Tokens saved per request, as the scenario shows the tool", "float1"),
 }
 
 

@@ -9,18 +9,17 @@ cost more per request and less per task). Tokens are compact-JSON tokens (the se
 from __future__ import annotations
 
 import re
-import tomllib
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from . import poisoning
+from .advice import load_config, merge_groups, merge_saving, owned, price_findings, split_pairs
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
@@ -31,7 +30,7 @@ from .tokens import count
 # and poisoning, never on text a person only has to read; `security` is the old name of `poisoning`.
 SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")
 _ALIASES = {"security": "poisoning"}
-COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"]
+COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 
 
@@ -57,40 +56,7 @@ class Hit:
     tool: Tool | None = None  # registry-scope rules say which tool
     fix: str | None = None  # a fix more specific than the rule's
     group: int | None = None
-
-
-# --- configuration ----------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def _bundled() -> str:
-    return resources.files("toolsurvey").joinpath("assumptions/audit.toml").read_text("utf-8")
-
-
-def load_config(override: dict | str | Path | None = None) -> dict:
-    """The bundled thresholds (assumptions/audit.toml), with `override` (a dict or TOML file) merged in.
-
-    Raises InputError for an unreadable override or a key the bundled file does not have.
-    """
-    cfg = tomllib.loads(_bundled())
-    if override is None:
-        return cfg
-    if not isinstance(override, dict):
-        from .formats import read_text
-
-        try:
-            override = tomllib.loads(read_text(override, "audit config", "an audit config TOML file"))
-        except tomllib.TOMLDecodeError as e:
-            raise InputError(f"cannot read audit config {override}: {e}") from None
-    for section, values in override.items():
-        if section not in cfg or not isinstance(values, dict):
-            raise InputError(f"unknown audit config section {section!r}; expected one of: {', '.join(cfg)}")
-        unknown = set(values) - set(cfg[section])
-        if unknown:
-            raise InputError(f"unknown key(s) {', '.join(sorted(unknown))} in [{section}]; "
-                             f"expected: {', '.join(cfg[section])}")
-        cfg[section] = {**cfg[section], **values}
-    return cfg
+    other: str | None = None  # the other tool of a pair, as server/tool
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -457,48 +423,77 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
 
 
 def _identical_descriptions(reg: Registry) -> list[list[Tool]]:
-    """Groups of two or more tools whose (non-empty) descriptions are exactly the same."""
-    groups: dict[str, list[Tool]] = {}
+    """Groups of two or more tools of one server whose (non-empty) descriptions are exactly the same."""
+    groups: dict[tuple[str, str], list[Tool]] = {}
     for t in reg:
         if (t.description or "").strip():
-            groups.setdefault(t.description, []).append(t)
+            groups.setdefault((t.server, t.description), []).append(t)
     return [g for g in groups.values() if len(g) > 1]
 
 
-def check_overlap(reg: Registry, cfg: dict, encoding: str):
-    from .planning import merge_tools  # the merge estimate is the plan's; imported here to avoid a cycle
+def _pairs(reg: Registry, cfg: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Near-duplicate pairs the user can merge and pairs across servers they cannot (computed once per audit)."""
+    memo = cfg.setdefault("_memo", {})
+    if "pairs" not in memo:
+        c = cfg["similarity"]
+        twins = {t.key for g in _identical_descriptions(reg) for t in g[1:]}
+        pairs = similar_pairs(reg.filter(lambda t: t.key not in twins), threshold=c["threshold"],
+                              method=c["method"], config=c, max_features=c["max_features"])
+        memo["pairs"] = split_pairs(pairs, reg, cfg, cfg.get("_own"))
+    return memo["pairs"]
 
-    c = cfg["similarity"]
-    # Tools sharing one description are one finding per group, not n(n-1)/2 pairs (1,000 copies
-    # would be 499,500 findings claiming savings many times the registry); the pairs search then
+
+def _why(r, threshold: float) -> str:
+    return (f"similarity {r.score:.2f} >= {threshold}" if r.basis == "similar description"
+            else f"same action and object (similarity {r.score:.2f})")
+
+
+def check_overlap(reg: Registry, cfg: dict, encoding: str):
+    """Near-duplicates the user can merge. A cluster the plan merges carries the merge's saving once, on
+    its first pair; other pairs carry 0 (their fix is a clearer description, not fewer tokens)."""
+    # Tools of one server sharing one description are one finding per group, not n(n-1)/2 pairs
+    # (1,000 copies would be 499,500 findings claiming many times the registry); the pair search
     # sees one tool of each group.
-    twins = set()
     for g in _identical_descriptions(reg):
-        twins |= {(t.server, t.name) for t in g[1:]}
-        saving = sum(tool_tokens(t, encoding) for t in g) - tool_tokens(merge_tools(g), encoding)
-        names = ", ".join(f"{t.server}/{t.name}" for t in g[1:6]) + (" …" if len(g) > 6 else "")
-        yield Hit(f"{len(g)} tools share one description ({_short(g[0].description, 60)}): "
-                  f"{g[0].name} and {names}", saving, tool=g[0],
+        saving = merge_saving(g, lambda t: tool_tokens(t, encoding))
+        names = ", ".join(t.name for t in g[1:6]) + (" …" if len(g) > 6 else "")
+        yield Hit(f"{len(g)} tools of {g[0].server} share one description ({_short(g[0].description, 60)}): "
+                  f"{g[0].name} and {names}", round(saving), tool=g[0],
                   fix="merge them into one tool, or say in each description what it does that the others do not")
-    pairs = similar_pairs(reg.filter(lambda t: (t.server, t.name) not in twins), threshold=c["threshold"],
-                          method=c["method"], config=c, max_features=c["max_features"])
-    if pairs.empty:
+    mergeable, _ = _pairs(reg, cfg)
+    if mergeable.empty:
         return
-    by_key = {(t.server, t.name): t for t in reg}
-    removed: set[tuple[str, str]] = set()  # a merge removes tool b once; later pairs cannot save it again
-    for r in pairs.itertuples(index=False):
-        a, b = by_key[(r.server_a, r.tool_a)], by_key[(r.server_b, r.tool_b)]
-        merged = merge_tools([a, b])
-        saving = tool_tokens(a, encoding) + tool_tokens(b, encoding) - tool_tokens(merged, encoding)
-        saving = 0 if (b.server, b.name) in removed else min(saving, tool_tokens(b, encoding))
-        removed.add((b.server, b.name))
-        why = (f"similarity {r.score:.2f} >= {c['threshold']}" if r.basis == "similar description"
-               else f"same action and object (similarity {r.score:.2f})")
+    by_key = {t.key: t for t in reg}
+    merge, _ = merge_groups(mergeable)
+    cluster_of = {k: i for i, keys in enumerate(merge) for k in keys}
+    saving = [merge_saving([by_key[k] for k in keys], lambda t: tool_tokens(t, encoding)) for keys in merge]
+    charged: set[int] = set()
+    for r in mergeable.itertuples(index=False):
+        a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
+        c = cluster_of.get(a.key, -1)
+        merged = c >= 0 and c == cluster_of.get(b.key)
+        tokens = round(saving[c]) if merged and c not in charged else 0
+        charged.add(c)
         where = f", cluster {r.cluster}" if r.cluster else ""
-        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {why}{where}", saving, tool=a,
-                  group=int(r.cluster) or None,
-                  fix=f"merge {r.tool_a} and {r.tool_b} into one tool, or add a 'does NOT …, use …' "
-                      "clause to each naming the other")
+        fix = (f"merge {r.tool_a} and {r.tool_b} into one tool" if merged else
+               f"add a 'does NOT …, use …' clause to {r.tool_a} and {r.tool_b}, each naming the other")
+        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {_why(r, cfg['similarity']['threshold'])}{where}",
+                  tokens, tool=a, group=int(r.cluster) or None, fix=fix, other=b.key)
+
+
+def check_overlap_across_servers(reg: Registry, cfg: dict, encoding: str):
+    """Near-duplicates the user cannot merge (across servers, or on a server not in `own`): a merge is
+    not theirs to make."""
+    _, across = _pairs(reg, cfg)
+    by_key = {t.key: t for t in reg}
+    for r in across.itertuples(index=False):
+        a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
+        fix = (f"namespace them ({a.server}_{a.name}, {b.server}_{b.name}), drop one of {a.server} and "
+               f"{b.server}, or gate them by phase so a request sees only one" if a.server != b.server else
+               f"{a.server} is not among the servers you own: ask its maintainers to merge them, or gate them "
+               "by phase so a request sees only one")
+        yield Hit(f"{r.tool_a} and {r.server_b}/{r.tool_b}: {_why(r, cfg['similarity']['threshold'])}",
+                  tool=a, other=b.key, fix=fix)
 
 
 # --- tool poisoning (security): the scan lives in poisoning.py ----------------------------------
@@ -584,8 +579,11 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          "endpoint-shaped tools", check_name_mirrors_endpoint),
     Rule("name-collision", "error", "compat", "same name on several servers", "prefix names with their service",
          check_name_collision, scope="registry"),
-    Rule("overlap", "warning", "steps", "near-duplicate tools",
+    Rule("overlap", "warning", "steps", "near-duplicate tools the user can merge",
          "merge them, or name the other tool in each description", check_overlap, scope="registry"),
+    Rule("overlap-across-servers", "warning", "steps", "near-duplicate tools on servers the user does not own",
+         "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
+         scope="registry"),
     *[Rule(rid, level, "security", title, fix, _poisoning_check(level, kind))
       for rid, level, kind, title, fix in poisoning.RULES],
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
@@ -608,13 +606,19 @@ def _select(rules: Iterable[str] | None) -> list[Rule]:
 
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
-          encoding: str | None = None) -> pd.DataFrame:
-    """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group),
+          encoding: str | None = None, own: str | Iterable[str] | None = None) -> pd.DataFrame:
+    """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
-    Raises InputError for an unknown rule or a bad config.
+    `own` names the servers the user owns (a list or comma-separated): near-duplicates are `overlap`
+    (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
+    Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
+    from .advice import check_owned
+
     cfg = load_config(config)
+    cfg["_own"] = owned(own)
+    check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []
     selected = _select(rules)
@@ -632,23 +636,28 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out = out.assign(_abs=out["tokens"].abs()).sort_values(
         ["_rank", "_abs", "server", "tool", "rule"], ascending=[False, False, True, True, True], kind="stable")
     out = out.drop(columns=["_rank", "_abs"]).reset_index(drop=True)
+    # one charge per text: a description two rules judge is priced once, on the higher-ranked finding
+    out["tokens"] = price_findings(out).round().astype("int64")
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
-                     thresholds=dict(cfg))
+                     thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
+                     own=sorted(cfg["_own"]) if cfg["_own"] else None)
     return out
 
 
 def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
     return {"rule": rule.id, "severity": rule.severity, "impact": rule.impact, "server": tool.server,
             "tool": tool.name, "evidence": hit.evidence, "fix": hit.fix or rule.fix, "tokens": int(hit.tokens),
-            "group": hit.group, "_rank": SEVERITIES.index(rule.severity)}
+            "group": hit.group, "other": hit.other, "_rank": SEVERITIES.index(rule.severity)}
 
 
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
-    """Per rule: severity, findings, distinct tools, tokens per request the fixes save."""
+    """Per rule: severity, findings, distinct tools, tokens per request the fixes save (each text counted
+    once, by `advice.price_findings`, the price the report and the plan use too)."""
     g = findings.groupby("rule", sort=False)
     tools = findings.drop_duplicates(["rule", "server", "tool"]).groupby("rule", sort=False).size()
     out = pd.DataFrame({"severity": g["severity"].first(), "findings": g.size(), "tools": tools,
-                        "tokens": g["tokens"].sum()}, columns=["severity", "findings", "tools", "tokens"])
+                        "tokens": price_findings(findings).groupby(findings["rule"], sort=False).sum()
+                        .round().astype("int64")}, columns=["severity", "findings", "tools", "tokens"])
     return out.rename_axis("rule").reset_index()
 
 

@@ -19,38 +19,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .advice import load_config, merge_tools  # noqa: F401  (merge_tools: part of this module's API)
 from .errors import InputError
 from .registry import Registry, Tool
 
 ACTION_KINDS = ("delete", "merge", "trim", "gate")
 ACTION_COLUMNS = ["kind", "target", "tools", "detail", "tokens_per_request", "tokens_per_task"]
-
-
-def merge_tools(tools: list[Tool], name: str | None = None) -> Tool:
-    """One tool standing for `tools`: the longest description, the union of their parameters (the
-    first definition of a name wins), and only the parameters every tool requires as required.
-
-    This is the merged definition whose tokens the plan and the audit estimate; a real merge is
-    written by a person, so the estimate is a floor that keeps every parameter the model needs.
-    """
-    if not tools:
-        raise InputError("nothing to merge: expected at least one tool")
-    base = max(tools, key=lambda t: (len(t.description or ""), -tools.index(t)))
-    props: dict = {}
-    required: set | None = None
-    for t in tools:
-        s = t.input_schema if isinstance(t.input_schema, dict) else {}
-        for k, v in (s.get("properties") or {}).items():
-            props.setdefault(k, v)
-        req = {r for r in s.get("required") or [] if isinstance(r, str)}
-        required = req if required is None else required & req
-    schema: dict[str, Any] = {"type": "object", "properties": props}
-    if required:
-        schema["required"] = [k for k in props if k in required]
-    if all(isinstance(t.input_schema, dict) and t.input_schema.get("additionalProperties") is False
-           for t in tools):
-        schema["additionalProperties"] = False
-    return replace(base, name=name or base.name, input_schema=schema, raw=None)
 
 
 @dataclass
@@ -106,26 +80,25 @@ def _unused(reg: Registry, usage, window_days: float | None) -> tuple[list[str],
     return [f"{s}/{t}" for s, t in unused(summary)], summary
 
 
-def _merge_groups(reg: Registry, cfg: dict, calls: dict[str, int]) -> tuple[list[list[Tool]], list[str]]:
-    """Clusters of near-duplicates to merge (every pair shares action and object), and notes about the
-    clusters left alone (similar wording only: clarify their descriptions instead)."""
+def _merge_groups(reg: Registry, cfg: dict, calls: dict[str, int], own) -> tuple[list[list[Tool]], list[str]]:
+    """Clusters of near-duplicates the user can merge (every pair shares action and object; within one
+    server, or among the servers they own), and notes about the clusters left alone (similar wording
+    only: clarify their descriptions instead)."""
+    from .advice import merge_groups, split_pairs
     from .similarity import similar_pairs
 
     c = cfg["similarity"]
     pairs = similar_pairs(reg, threshold=c["threshold"], method=c["method"], config=c, max_features=c["max_features"])
+    mergeable, _ = split_pairs(pairs, reg, cfg, own)
     by_key = {t.key: t for t in reg}
-    groups, notes = [], []
-    for _, grp in pairs[pairs["cluster"] > 0].groupby("cluster", sort=True):
-        members = list(dict.fromkeys([f"{s}/{t}" for s, t in zip(grp["server_a"], grp["tool_a"], strict=True)]
-                                     + [f"{s}/{t}" for s, t in zip(grp["server_b"], grp["tool_b"], strict=True)]))
-        if (grp["basis"] == "same action and object").all():
-            # the survivor is the most called member, then the best described, then the first
-            tools = sorted((by_key[k] for k in members),
-                           key=lambda t: (-calls.get(t.key, 0), -len(t.description or ""), members.index(t.key)))
-            groups.append(tools)
-        else:
-            notes.append(f"not merged (similar wording, different objects): {', '.join(members)}; "
-                         "add a 'does NOT ..., use ...' clause to each instead")
+    merge, clarify = merge_groups(mergeable)
+    groups = []
+    for members in merge:
+        # the survivor is the most called member, then the best described, then the first
+        groups.append(sorted((by_key[k] for k in members),
+                             key=lambda t: (-calls.get(t.key, 0), -len(t.description or ""), members.index(t.key))))
+    notes = [f"not merged (similar wording, different objects): {', '.join(m)}; add a 'does NOT ..., use ...' "
+             "clause to each instead" for m in clarify]
     return groups, notes
 
 
@@ -187,31 +160,52 @@ def _trimmed_tokens(calls: pd.DataFrame, rule: dict, encoding: str) -> tuple[np.
 
 def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused: bool = True,
          merge: bool = True, trim: dict | bool | None = True, window_days: float | None = 90,
-         unphased: str = "all", config: dict | str | None = None) -> Plan:
+         unphased: str = "all", config: dict | str | None = None, own=None) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
     `usage` is a Usage (toolsurvey.usage.load_usage), a log path or a list of call records; `phases` a phases file or Phase list;
     `scenario` a Scenario or scenario file holding every other assumption (model, steps, caching, ...).
-    `trim` is True (the rule in assumptions/audit.toml [plan]), False, or overrides of that rule.
-    Tools that match no phase stay visible in every phase (`unphased="all"`: hiding a tool a task
-    needs costs more than its tokens) or are hidden as the phases file says (`unphased="hide"`).
-    Raises InputError for bad input (an unknown model, a phase matching no tool, ...).
+    "before" is `advice.baseline`: the scenario as given (its strategy, e.g. its phase gating) with the
+    log's mean tool result; every stage is a change from it. Merges join tools of one server, or of the
+    servers named in `own` (a list or comma-separated). `trim` is True (the rule in
+    assumptions/audit.toml [plan]), False, or overrides of that rule. When the plan adds phase gating,
+    tools that match no phase stay visible in every phase (`unphased="all"`) or are hidden (`"hide"`).
+    Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
+    plan that would delete every tool, ...).
     """
-    from .auditing import load_config
-    from .scenario import Scenario, load_scenario
+    from .advice import baseline, check_owned, merge_saving, owned, visibility
     from .simulation import simulate
     from .usage import Usage, load_usage
 
     cfg = load_config(config)
     rule = _trim_rule(cfg, trim if isinstance(trim, dict) else None)  # checked before any work
-    if isinstance(scenario, (str, os.PathLike)):
-        scenario = load_scenario(scenario)
-    base = scenario or Scenario()
+    if unphased not in ("all", "hide"):
+        raise InputError(f"unphased must be 'all' or 'hide', found {unphased!r}")
+    if window_days is not None and not window_days > 0:
+        raise InputError(f"window_days must be a number of days > 0, found {window_days!r}; "
+                         "None counts the whole log")
+    own = owned(own)
+    check_owned(own, reg)
     if usage is not None and not isinstance(usage, Usage):
         usage = load_usage(usage)  # a path, or a list of call records
-    phase_list = _phase_list(phases if phases is not None else (base.phase_list() if base.phases else None))
+    base = baseline(reg, scenario, usage)
+    scenario_phases = base.phase_list() if base.strategy == "phases" else ()
+    phase_list = _phase_list(phases) if phases is not None else (scenario_phases or _phase_list(
+        base.phase_list() if base.phases else None))
     warns: list[str] = []
     actions: list[Action] = []
+    runs: dict[str, Any] = {}
+    caught: list = []
+
+    def run(name: str, r: Registry, sc) -> Any:
+        with _warnings.catch_warnings(record=True) as w:
+            _warnings.simplefilter("always")
+            try:
+                runs[name] = simulate(r, sc)
+            except InputError as e:
+                raise InputError(f"the plan's {name!r} stage cannot be simulated: {e}") from None
+        caught.extend(w)
+        return runs[name]
 
     # tokens per tool, as the simulation's rendering measures them
     def tokens_of(r: Registry) -> dict[str, float]:
@@ -234,31 +228,53 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
         calls = resolved.assign(key=resolved["server"] + "/" + resolved["tool"])
         counts = calls["key"].value_counts().to_dict()
 
+    before_sc = base
+    run("before", reg, before_sc)
+
     # 1. delete tools never called in the window
     current = reg
     unused, summary = _unused(reg, usage, window_days) if delete_unused else ([], None)
     if summary is not None:
         warns += summary.attrs["problems"]
+    if unused and len(unused) == len(reg):
+        window = f"in the last {window_days:g} days" if window_days else "anywhere in it"
+        raise InputError(f"the usage log calls none of the {len(reg):,} tools {window}, so the plan would "
+                         "delete every tool; check that the log belongs to this registry (its server and tool "
+                         "names) and its time window, or plan with delete_unused=False (--no-delete)")
+    if scenario_phases and unused:
+        # a phase of the scenario needs a tool: never delete the last ones it shows
+        gone = set(unused)
+        for ph in scenario_phases:
+            shown = [t.key for t in reg if _in_phase(t, ph)]
+            if shown and all(k in gone for k in shown):
+                warns.append(f"kept {', '.join(shown)}: never called, but the only tool(s) of the scenario's "
+                             f"phase {ph.name!r}")
+                gone -= set(shown)
+        unused = [k for k in unused if k in gone]
+    vis = visibility(reg, runs["before"])
     sizes = tokens_of(reg)
     for key in unused:
         actions.append(Action("delete", key, (key,), f"never called in the last {window_days:g} days"
-                              if window_days else "never called in the log", sizes[key]))
+                              if window_days else "never called in the log", sizes[key] * vis.share(key)))
     if unused:
         gone = set(unused)
         current = current.filter(lambda t: t.key not in gone)
     after_delete = current
+    run("delete", after_delete, before_sc)
 
     # 2. merge clusters of near-duplicates into their most-called member
     notes: list[str] = []
     if merge:
-        groups, notes = _merge_groups(current, cfg, counts)
+        groups, notes = _merge_groups(current, cfg, counts, own)
         sizes = tokens_of(current)
+        vis = visibility(current, runs["delete"])
+        originals = {t.key: t for t in current}
+        tok = lambda t: sizes[t.key] if originals.get(t.key) is t else tokens_of(Registry.from_tools([t]))[t.key]  # noqa: E731
         renamed: dict[str, str] = {}
         for tools in groups:
             survivor = tools[0]
-            merged = merge_tools(tools, name=survivor.name)
-            merged = replace(merged, server=survivor.server)
-            saving = sum(sizes[t.key] for t in tools) - tokens_of(Registry.from_tools([merged]))[merged.key]
+            merged = replace(merge_tools(tools, name=survivor.name), server=survivor.server)
+            saving = merge_saving(tools, tok, vis)
             others = tuple(t.key for t in tools[1:])
             actions.append(Action("merge", survivor.key, tuple(t.key for t in tools),
                                   f"merge {', '.join(others)} into {survivor.key} (longest description, union "
@@ -272,6 +288,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
             calls = calls.assign(key=calls["key"].replace(renamed))
     warns += notes
     after_merge = current
+    run("merge", after_merge, before_sc)
 
     # 3. trim the responses of tools whose results are large
     response_before = response_after = None
@@ -290,14 +307,17 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
                                       weight=(mb - ma) * sel.sum()))
     elif trim and usage is not None:
         warns.append("the usage log gives no response sizes, so no trim is planned")
+    trim_sc = before_sc if response_after is None else replace(before_sc, response_tokens=response_after)
+    run("trim", after_merge, trim_sc)
 
-    # 4. gate by phase
-    gate = bool(phase_list)
+    # 4. gate by phase, unless the scenario already gates by these phases (every stage kept its gating)
+    gate = bool(phase_list) and tuple(phase_list) != tuple(scenario_phases)
+    if scenario_phases and not gate:
+        warns.append("the scenario already gates by phase, so every stage keeps its gating and the plan adds "
+                     "no gate stage")
     if gate and not len(current):
         warns.append("no tool is left after the deletes and merges, so phase gating is skipped")
         gate = False
-    if unphased not in ("all", "hide"):
-        raise InputError(f"unphased must be 'all' or 'hide', found {unphased!r}")
     if gate:
         nowhere = [t.key for t in current if not any(_in_phase(t, p) for p in phase_list)]
         if nowhere:
@@ -309,30 +329,18 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
                                    for p in phase_list)
             else:
                 warns.append(f"{len(nowhere)} tool(s) match no phase and are never visible after gating: {listed}")
-
-    # the scenarios: same assumptions, before with every tool visible, after gated
-    common: dict[str, Any] = {}
-    if response_before is not None:
-        common["response_tokens"] = response_before
-    before_sc = replace(base, strategy="all", phases=None, **common)
-    if response_after is not None:
-        common["response_tokens"] = response_after
-    stage_scs = {
-        "before": (reg, before_sc),
-        "delete": (after_delete, before_sc),
-        "merge": (after_merge, before_sc),
-        "trim": (after_merge, replace(before_sc, **common)),
-    }
-    after_sc = replace(base, **common, **({"strategy": "phases", "phases": phase_list} if gate else
-                                          {"strategy": "all", "phases": None}))
-    stage_scs["after"] = (current, after_sc)
-    runs = {}
-    with _warnings.catch_warnings(record=True) as caught:
-        _warnings.simplefilter("always")
-        for name, (r, sc) in stage_scs.items():
-            runs[name] = simulate(r, sc)
+    elif scenario_phases:
+        nowhere = [t.key for t in reg if not any(_in_phase(t, p) for p in scenario_phases)]
+        if nowhere:
+            warns.append(f"{len(nowhere)} tool(s) match no phase of the scenario, so no request shows them and "
+                         f"deleting or merging them saves nothing per request: {', '.join(nowhere[:12])}"
+                         f"{' …' if len(nowhere) > 12 else ''}")
+    after_sc = replace(trim_sc, strategy="phases", phases=phase_list) if gate else trim_sc
+    run("after", current, after_sc)
     warns += list(dict.fromkeys(str(w.message) for w in caught))
 
+    stage_scs = {"before": (reg, before_sc), "delete": (after_delete, before_sc), "merge": (after_merge, before_sc),
+                 "trim": (after_merge, trim_sc), "after": (current, after_sc)}
     if gate:
         b, a = runs["trim"].summary, runs["after"].summary
         actions.append(Action("gate", "(all)", tuple(p.name for p in phase_list),
@@ -344,7 +352,11 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     stages = _stages(runs, stage_scs)
     table = _before_after(reg, current, runs["before"], runs["after"], summary)
     assumptions = _assumptions(runs["before"], runs["after"], cfg, usage, window_days, response_before,
-                               response_after, phase_list)
+                               response_after, phase_list if gate else scenario_phases)
+    if own:
+        assumptions["servers owned"] = sorted(own)
+    assumptions["merges"] = ("among the servers owned: " + ", ".join(sorted(own)) if own else
+                             "within one server only (name the servers you own to merge across them)")
     return Plan(actions, reg, current, before_sc, after_sc, runs, table, stages, assumptions,
                 list(dict.fromkeys(warns)))
 

@@ -181,15 +181,19 @@ class _Inputs:
     levers: list[tuple[str, float]] = field(default_factory=list)
     plan_line: str = ""
     stated: set = field(default_factory=set)  # scenario fields given by a file or an option
+    own: Any = None  # the servers the user owns
+    given_response_tokens: float | None = None  # the scenario's result size before the log's replaced it
 
 
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
            render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
            tasks_per_day: float | None = None, caching: str | None = None,
-           system_prompt_tokens: float | None = None) -> Report:
+           system_prompt_tokens: float | None = None, own: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
     scenario's. Every key assumption not given is named in the executive summary.
+    Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
+    plan's "before". `own` names the servers the user owns (merges may join their tools).
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -213,10 +217,15 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
         inp.scenario = dataclasses.replace(inp.scenario, **given)
         given = measure_settings(inp.scenario)
     inp.table = footprint(reg, **{"render": "json", **given})
+    inp.own = own
+    inp.usage = _usage(usage, reg, inp)
     if inp.scenario is not None:
+        from .advice import baseline
+
+        inp.given_response_tokens = inp.scenario.response_tokens.expected()
+        inp.scenario = baseline(reg, inp.scenario, inp.usage_log)
         inp.run = _simulate(reg, inp.scenario)
     inp.findings = _audit(reg, inp)
-    inp.usage = _usage(usage, reg, inp)
     planned = _plan(inp)  # before the summary, which quotes the plan's result
     sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), planned,
                 _sensitivity(inp), _method(inp)]
@@ -262,7 +271,15 @@ def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
     except ImportError:
         inp.missing["audit"] = "the audit module (toolsurvey.auditing) is not installed"
         return None
-    return audit(reg)
+    return audit(reg, own=inp.own)
+
+
+def _priced(inp: _Inputs) -> pd.Series:
+    """Each finding's tokens per request, counted once and weighted by how often its tool is visible
+    under the scenario (advice.price_findings: the audit summary and the plan price the same way)."""
+    from .advice import price_findings, visibility
+
+    return price_findings(inp.findings, visibility(inp.reg, inp.run) if inp.run is not None else None)
 
 
 def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
@@ -406,14 +423,28 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
         try_change(f"Remove the {len(unused)} tool{'s' if len(unused) != 1 else ''} the usage log shows "
                    "were never called",
                    reg=inp.reg.filter(lambda t: (t.server, t.name) in keep))
-    if inp.findings is not None and not inp.findings.empty:
-        # Positive token impact is waste a fix removes; negative is what a fix adds (e.g. a longer description).
-        f = inp.findings
-        fixable = float(f.loc[f["impact"] == "tokens", "tokens"].fillna(0).clip(lower=0).sum())
-        if fixable > 0:
-            out.append((f"Fix the audit findings that waste tokens ({fixable:,.0f} tokens per request)",
-                        fixable * _token_rate(inp)))
+    covered = _lever_rules(inp)
+    if covered:
+        f, priced = inp.findings, _priced(inp)
+        cuts = f["rule"].isin(covered) & (priced > 0)
+        fixable = float(priced[cuts].sum())
+        out.append((f"Fix the audit findings that waste tokens ({fixable:,.0f} tokens per request, weighted by how "
+                    f"often each tool is visible; covers the {int(cuts.sum())} finding{'s' * (int(cuts.sum()) != 1)} of "
+                    f"{', '.join(covered)} "
+                    "whose fix cuts text)", fixable * _token_rate(inp)))
     return sorted(out, key=lambda x: -x[1])
+
+
+def _lever_rules(inp: _Inputs) -> list[str]:
+    """The rules whose findings the "fix the findings" lever covers: those whose fix only cuts prompt
+    text the simulation counts (impact "tokens") and saves some under the scenario. Merges are the
+    plan's, not this lever's."""
+    if inp.findings is None or inp.findings.empty or inp.run is None:
+        return []
+    f = inp.findings.assign(priced=_priced(inp))
+    # output schemas are not part of the definitions the simulation counts (only some clients send them)
+    f = f[(f["impact"] == "tokens") & (f["priced"] > 0) & (f["rule"] != "output-schema-heavy")]
+    return list(dict.fromkeys(f.sort_values("priced", ascending=False, kind="stable")["rule"]))
 
 
 def _unused_tools(inp: _Inputs) -> list[tuple[str, str]]:
@@ -449,19 +480,31 @@ def _findings(inp: _Inputs) -> Section:
     s.text.append("The audit checks every tool against rules for good tool contracts. Some findings make "
                   "every request longer; their monthly cost is what those tokens cost under the scenario. "
                   "Others cost steps (the model picks the wrong tool or retries) or break some clients.")
-    costly = f[f["tokens"].fillna(0) > 0].copy()
+    from .advice import price_findings
+
+    once = price_findings(f)  # with every tool visible: the audit's own figures, counted once
+    costly = f.assign(tokens_all_visible=once.round().astype("int64"), tokens_as_visible=_priced(inp))
+    costly = costly[costly["tokens_all_visible"] > 0]
     rate = _token_rate(inp) if inp.run is not None else None
+    covered = _lever_rules(inp)
     if not costly.empty:
-        by_rule = costly.groupby("rule", sort=False).agg(tools=("tool", "nunique"), tokens=("tokens", "sum"))
-        by_rule["tokens"] = by_rule["tokens"].astype("int64")
+        by_rule = costly.groupby("rule", sort=False).agg(tools=("tool", "nunique"),
+                                                         tokens_all_visible=("tokens_all_visible", "sum"),
+                                                         tokens_as_visible=("tokens_as_visible", "sum"))
         if rate is not None:
-            by_rule["cost_per_month_usd"] = by_rule["tokens"] * rate
-        by_rule = by_rule.sort_values("tokens", ascending=False).reset_index()
-        s.tables.append(Table("findings_by_rule", "Findings that add tokens to every request, by rule", by_rule))
-        top = costly.sort_values("tokens", ascending=False, kind="stable").head(inp.top)
-        top = top[["rule", "server", "tool", "tokens", "evidence", "fix"]].reset_index(drop=True)
+            by_rule["cost_per_month_usd"] = by_rule["tokens_as_visible"] * rate
+        by_rule["in_lever"] = ["yes" if r in covered else "" for r in by_rule.index]  # its findings that cut text
+        by_rule = by_rule.sort_values("tokens_as_visible", ascending=False, kind="stable").reset_index()
+        s.tables.append(Table("findings_by_rule", "Findings that add tokens to requests, by rule", by_rule,
+                              note="Each text is counted once (two rules about one description charge once; "
+                                   "a merge once per cluster), then weighted by how often the tool is visible "
+                                   "under the scenario. \"In lever\": counted in the \"fix the audit "
+                                   "findings\" lever; overlap is the plan's merge stage instead."))
+        top = costly.sort_values("tokens_as_visible", ascending=False, kind="stable").head(inp.top)
+        top = top[["rule", "server", "tool", "tokens_all_visible", "tokens_as_visible", "evidence", "fix"]]
+        top = top.reset_index(drop=True)
         if rate is not None:
-            top.insert(4, "cost_per_month_usd", top["tokens"].astype(float) * rate)
+            top.insert(5, "cost_per_month_usd", top["tokens_as_visible"] * rate)
         s.tables.append(Table("findings", f"The {len(top)} costliest findings", top))
     counts = f.groupby(["severity", "impact"]).size().rename("findings").reset_index()
     s.tables.append(Table("findings_count", "All findings by severity and kind of impact", counts))
@@ -494,8 +537,9 @@ def _responses(inp: _Inputs) -> Section:
         called["cost_per_month_usd"] = rate * called["response_tokens_mean"].fillna(0) * called["share"]
         s.notes.append(f"Cost per tool: the scenario's monthly cost of tool results ({_usd(rate)} per month "
                        "for each token of the average result) split by each tool's share of calls and its "
-                       f"mean result size in the log. The scenario assumes {assumed:,.0f} tokens per result; "
-                       f"the log's average is {mean:,.0f}.")
+                       f"mean result size in the log. Today's cost uses the log's mean result of every call, "
+                       f"{assumed:,.0f} tokens, in place of the scenario's {inp.given_response_tokens:,.0f}"
+                       f" (the {u.attrs['window_days']:g}-day window above averages {mean:,.0f}).")
     called = called.sort_values("cost_per_month_usd" if "cost_per_month_usd" in called else
                                 "response_tokens_total", ascending=False, kind="stable").head(inp.top)
     cols = ["server", "tool", "calls", "share", "response_tokens_mean", "response_tokens_total", "repeated",
@@ -532,15 +576,17 @@ def _plan(inp: _Inputs) -> Section:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            p = plan(inp.reg, usage=inp.usage_log, scenario=inp.scenario, window_days=USAGE_WINDOW_DAYS)
+            p = plan(inp.reg, usage=inp.usage_log, scenario=inp.scenario, window_days=USAGE_WINDOW_DAYS,
+                     own=inp.own)
     except ToolsurveyError as e:
         s.missing = f"Not written: the plan could not be made for this registry and scenario ({e})."
         return s
     before, after = p.before_scenario, p.after_scenario
     s.text.append(
-        "The plan deletes tools nobody calls, merges near-duplicates, trims long tool results and shows "
+        "The plan deletes tools nobody calls, merges near-duplicates the user can merge (within one server, "
+        "or among the servers they own), trims long tool results and, unless the scenario already does, shows "
         "each step of a task only the tools its phase needs; each stage is simulated with the same "
-        f"assumptions. It starts from the {before.strategy} strategy with tool results of "
+        f"assumptions. It starts from today's cost above: the {before.strategy} strategy with tool results of "
         f"{before.response_tokens.expected():,.0f} tokens"
         + (" (the usage log's mean)" if inp.usage_log is not None else "")
         + f", and ends with the {after.strategy} strategy and results of {after.response_tokens.expected():,.0f} tokens.")
@@ -555,17 +601,27 @@ def _plan(inp: _Inputs) -> Section:
     s.tables.append(Table("plan", "Before and after the plan", t, shown=shown))
     months = {k: float(r.summary["cost_per_month"]) for k, r in p.runs.items()}
     if months["before"] > 0:
-        inp.plan_line = (f"The consolidation plan takes the cost from {_usd(months['before'])} to "
-                         f"{_usd(months['after'])} per month ({months['after'] / months['before'] - 1:+.0%}) "
+        change = months["after"] / months["before"] - 1
+        verb = "takes the cost down" if change <= 0 else "raises the cost"
+        inp.plan_line = (f"The consolidation plan {verb} from today's {_usd(months['before'])} to "
+                         f"{_usd(months['after'])} per month ({change:+.0%}) "
                          f"and the tools from {len(p.before):,} to {len(p.after):,}; see its section for "
-                         "what it starts from and each stage's saving.")
+                         "each stage's saving or cost.")
     stages = p.stages.copy()
     stages["cost_per_month_usd"] = [months[k] for k in stages["stage"]]
-    stages["saving_per_month_usd"] = (stages["cost_per_month_usd"].shift(1) - stages["cost_per_month_usd"]).fillna(0)
-    stages["stage"] = stages["stage"].map(_STAGES).fillna(stages["stage"])
-    s.tables.append(Table("plan_stages", "What each stage of the plan saves", stages[[
+    delta = (stages["cost_per_month_usd"].shift(1) - stages["cost_per_month_usd"]).fillna(0)
+    stages["saving_per_month_usd"] = delta
+    stages["effect"] = ["" if i == 0 else f"saves {_usd(d)} a month" if d > 0 else
+                        f"costs {_usd(-d)} more a month" if d < 0 else "no change" for i, d in enumerate(delta)]
+    names = dict(_STAGES)
+    if not any(a.kind == "gate" for a in p.actions):
+        names["after"] = ("the plan (the scenario's phase gating, kept throughout)" if before.strategy == "phases"
+                          else "the plan (no phase gating)")
+    stages["stage"] = stages["stage"].map(names).fillna(stages["stage"])
+    s.tables.append(Table("plan_stages", "What each stage of the plan saves or costs", stages[[
         "stage", "tools", "mean_visible", "tool_tokens_per_request", "steps_per_task", "success",
-        "cost_per_completed_task", "cost_per_month_usd", "saving_per_month_usd"]]))
+        "cost_per_completed_task", "cost_per_month_usd", "saving_per_month_usd", "effect"]],
+        note="Each stage is simulated from the one above it; a negative saving is a cost."))
     actions = p.actions_table().sort_values("tokens_per_task", ascending=False, kind="stable").head(inp.top)
     s.tables.append(Table("plan_actions", f"The {len(actions)} actions that save the most tokens per task",
                           actions[["kind", "target", "detail", "tokens_per_request", "tokens_per_task"]]

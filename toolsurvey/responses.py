@@ -98,8 +98,10 @@ def response_stats(table: pd.DataFrame) -> pd.DataFrame:
     })
     out["over_cap_share"] = out["over_cap"] / out["payloads"]
     if "trimmed" in table:
-        out["trimmed"] = g["trimmed"].sum()
-        out["ratio"] = out["tokens"] / out["trimmed"].where(out["trimmed"] > 0)
+        # a result with no trimmed size (the keep list matched nothing in it) is left out of the ratio
+        out["trimmed"] = g["trimmed"].sum(min_count=1)
+        trimmed_from = table["tokens"].where(table["trimmed"].notna()).groupby(table["tool"], sort=False).sum()
+        out["ratio"] = trimmed_from / out["trimmed"].where(out["trimmed"] > 0)
     out.index.name = "tool"
     return out.sort_values("tokens", ascending=False).reset_index()
 

@@ -21,6 +21,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")
     p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
     p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
+    p.add_argument("--own", default=None, metavar="SERVERS",
+                   help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
+                        "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
     add_output_args(p, formats=FORMATS)
 
 
@@ -29,8 +32,11 @@ def header(findings, tools: int) -> str:
 
     counts = findings["severity"].value_counts()
     per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"
-    saving = int(findings.loc[findings["tokens"] > 0, "tokens"].sum())
-    cost = int(-findings.loc[findings["tokens"] < 0, "tokens"].sum())
+    from ..advice import price_findings
+
+    priced = price_findings(findings)  # each text counted once, as the report and the plan count it
+    saving = int(round(priced[priced > 0].sum()))
+    cost = int(round(-priced[priced < 0].sum()))
     return (f"{len(findings):,} findings on {findings[['server', 'tool']].drop_duplicates().shape[0]:,} of "
             f"{tools:,} tools ({per}); the fixes that cut text save {saving:,} tokens per request, the ones "
             f"that add text cost {cost:,} (tokens: + saves, - costs, per request)")
@@ -52,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args)
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
-    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding)
+    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]

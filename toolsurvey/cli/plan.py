@@ -19,8 +19,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
     p.add_argument("--model", default=None, help="the model priced (overrides the scenario's)")
     add_scenario_options(p)
-    p.add_argument("--window-days", dest="window_days", type=float, default=90,
-                   help="a tool not called in this many days is unused (default: %(default)s)")
+    p.add_argument("--window-days", dest="window_days", default="90", metavar="DAYS",
+                   help="a tool not called in the log's last DAYS days (> 0) is unused; 'all': the whole log "
+                        "(default: %(default)s)")
+    p.add_argument("--own", default=None, metavar="SERVERS",
+                   help="comma-separated servers you own: merges may join their tools across them "
+                        "(default: merges only within one server)")
     p.add_argument("--no-delete", dest="delete", action="store_false", help="do not delete unused tools")
     p.add_argument("--no-merge", dest="merge", action="store_false", help="do not merge near-duplicates")
     p.add_argument("--no-trim", dest="trim", action="store_false", help="do not trim tool results")
@@ -30,6 +34,22 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--show", choices=("summary", "actions", "stages"), default="summary",
                    help="the table printed for csv/json output (table/markdown print all)")
     add_output_args(p, formats=FORMATS)
+
+
+def _window(text: str) -> float | None:
+    """--window-days: a number of days > 0, or "all" for the whole log; raises InputError otherwise."""
+    from ..errors import InputError
+
+    if text.strip().lower() == "all":
+        return None
+    try:
+        days = float(text)
+    except ValueError:
+        days = float("nan")
+    if not days > 0:
+        raise InputError(f"--window-days: expected a number of days > 0 or 'all', found {text!r}"
+                         + (" (0 days would call every tool unused)" if days == 0 else ""))
+    return days
 
 
 def _fmt(v: float, unit: str) -> str:
@@ -77,14 +97,15 @@ def run(args: argparse.Namespace) -> int:
     scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
-             merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
-             config=args.config)
+             merge=args.merge, trim=args.trim, window_days=_window(args.window_days), unphased=args.unphased,
+             config=args.config, own=args.own)
     print_warnings(p.warnings)
     actions = p.actions_table()
     counts = actions["kind"].value_counts()
     head = (f"plan for {len(reg):,} tools: " + (", ".join(f"{int(counts[k])} {k}" for k in ("delete", "merge", "trim", "gate")
                                                           if k in counts) or "no actions")
-            + f"; simulated with {p.assumptions['model']} (before: every tool visible)")
+            + f"; simulated with {p.assumptions['model']} (before: {p.assumptions['visible set before']}; "
+            + f"merges {p.assumptions['merges']})")
     unstated = unstated_line(scenario, stated, p.runs.get("before"))
     if unstated:
         head += "\n" + unstated
@@ -117,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                             md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
                             "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
     else:
-        text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task):",
+        text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task; negative: the action costs tokens):",
                             render_table(shown), "stages (each simulated):", render_table(stages),
                             "assumptions:", "\n".join("  " + line for line in _assumption_lines(p.assumptions))]) + "\n"
     write(text, args.output)

@@ -15,6 +15,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_registry_args(p)
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
     p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
+    p.add_argument("--own", default=None, metavar="SERVERS",
+                   help="comma-separated servers you own: the plan may merge tools across them "
+                        "(default: merges only within one server)")
     add_measure_args(p)
     add_scenario_options(p)
     p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-" and fmt == "csv":
         raise InputError("a CSV report is a folder of files; -o - (standard output) takes html or markdown")
     reg = load_registry(args)
-    rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
+    rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
                  **measure_kwargs(args), **scenario_options(args))
     if args.output == "-" or (fmt == "markdown" and not args.output):
         sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())

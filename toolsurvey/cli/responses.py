@@ -40,6 +40,38 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_output_args(p)
 
 
+def _check_paths(text: str | None, flag: str) -> None:
+    """A --keep/--drop list must parse: dotted keys, each optionally with [] list steps; raises InputError."""
+    import re
+
+    from .._jsontree import path_parts
+    from ..errors import InputError
+    from ..trimming import parse_paths
+
+    for path in parse_paths(text):
+        if not path_parts(path):
+            continue  # trimming says it names no field
+        if not re.fullmatch(r"(?:\[\])*[^.\[\]]+(?:\[\])*(?:\.(?:\[\])*[^.\[\]]+(?:\[\])*)*", path.replace(" ", "")):
+            raise InputError(f"{flag}: cannot parse path {path!r}; expected dotted keys with [] for lists, "
+                             "e.g. 'number,title,labels[].name'")
+
+
+def _unmatched(payloads: list, keep: str) -> list[int]:
+    """Indices of the JSON results in which no --keep path matched anything."""
+    from ..trimming import keep_paths
+
+    out = []
+    for i, p in enumerate(payloads):
+        if p.is_json:
+            try:
+                matched = keep_paths(p.value, keep)[2]
+            except RecursionError:  # deeper than trimming walks: trim_many already warned
+                continue
+            if not matched:
+                out.append(i)
+    return out
+
+
 def _trimming(args: argparse.Namespace) -> dict | None:
     opts = dict(keep=args.keep, drop=args.drop, drop_empty=args.drop_empty, max_items=args.max_items,
                 truncate=args.truncate, truncate_unit=args.truncate_unit, serialize=args.serialize or "json")
@@ -57,17 +89,31 @@ def run(args: argparse.Namespace) -> int:
 
     payloads, warnings = read_payloads(*args.paths, tool=args.tool, server=args.server, headers=args.header,
                                        timeout=args.timeout)
+    _check_paths(args.keep, "--keep")
+    _check_paths(args.drop, "--drop")
     trimming = _trimming(args)
     table = measure_responses(payloads, encoding=args.encoding, cap=args.cap, trimming=trimming)
     warnings = warnings + [w for w in table.attrs["warnings"] if w not in warnings]
+    missed = _unmatched(payloads, args.keep) if args.keep else []
+    if missed:
+        table.loc[table.index[missed], "trimmed"] = float("nan")
+        warnings += [f"{table['source'].iloc[i] or table['tool'].iloc[i]}: no --keep path matched anything in "
+                     "this result; left out of the trimmed ratio" for i in missed]
     total = int(table["tokens"].sum())
     over = int(table["over_cap"].sum())
     n, tools = len(table), table["tool"].nunique()
     header = (f"{n:,} result{'s' * (n != 1)} from {tools:,} tool{'s' * (tools != 1)}: {total:,} tokens "
               f"({table.attrs['encoding']}); {over:,} over the {args.cap:,}-token cap")
     if trimming:
-        after = int(table["trimmed"].sum())
-        header += f"\ntrimmed: {after:,} tokens, {total / after:.1f}x smaller" if after else "\ntrimmed: 0 tokens"
+        counted = table["trimmed"].notna()
+        after, before = int(table.loc[counted, "trimmed"].sum()), int(table.loc[counted, "tokens"].sum())
+        if not counted.any():
+            header += f"\ntrimmed: the keep list matched nothing in any of the {n:,} results; no ratio"
+        else:
+            header += f"\ntrimmed: {after:,} tokens, {before / after:.1f}x smaller" if after else "\ntrimmed: 0 tokens"
+        if missed and counted.any():
+            header += (f" (over the {int(counted.sum()):,} results the keep list matched; {len(missed):,} of "
+                       f"{n:,} matched nothing and are left out)")
     header += f"\nmethod: {table.attrs['method']}"
 
     if args.by in ("field", "rank"):

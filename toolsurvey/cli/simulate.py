@@ -32,6 +32,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
     p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=float)
     p.add_argument("--response-tokens", dest="response_tokens", type=float, help="tokens per tool result")
+    p.add_argument("--usage", metavar="LOG", help="tool-call log: its mean result replaces the scenario's, as "
+                                                  "`report` and `plan` do (--response-tokens still wins)")
     p.add_argument("--render", choices=("json", "sent", "openai", "anthropic", "auto"),
                    help="how tool definitions are measured (auto: the model's provider rendering)")
     p.add_argument("--tool-tokens", dest="tool_tokens", type=float, help="average-size mode: tokens per tool")
@@ -104,6 +106,10 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args) if args.paths else None
     base, axes = grid(args)
+    if args.usage:
+        from ..advice import baseline
+
+        base = baseline(reg, base, args.usage)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sweep(reg, base, **axes)
