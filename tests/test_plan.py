@@ -277,10 +277,12 @@ def vendor_registry():
         return {"type": "object", "properties": {k: {"type": "string", "description": d} for k, d in props.items()},
                 "required": list(props)[:1]}
 
+    # two servers of one product (a second Slack app): a merge across them is a real option when both are
+    # yours; tools of different products (Slack vs Jira) are never near-duplicates (docs/audit.md)
     profile = "Get a user's profile: display name, email, time zone and status, by user id."
     return Registry.from_tools([
         Tool("get_user_profile", profile, obj(user_id="the user's id"), server="slack"),
-        Tool("get_user_profile", profile, obj(user_id="the user's account id"), server="atlassian"),
+        Tool("get_user_profile", profile, obj(user_id="the user's account id"), server="slack-admin"),
         Tool("slack_post_message", "Post a message to a Slack channel; returns its timestamp.",
              obj(channel="channel id", text="message text"), server="slack"),
         Tool("list_channels", "List the public channels of the Slack workspace, newest first.", obj(limit="max"), server="slack"),
@@ -307,7 +309,7 @@ def vendor_registry():
 
 def test_default_plan_on_several_vendors_merges_only_within_a_server(tmp_path):
     reg = vendor_registry()
-    used = ["slack/get_user_profile", "atlassian/get_user_profile", "slack/slack_post_message",
+    used = ["slack/get_user_profile", "slack-admin/get_user_profile", "slack/slack_post_message",
             "github/create_issue", "atlassian/jira_create_issue", "github/get_issue", "github/get_issue_details",
             "notion/search_pages", "atlassian/search", "notion/get_page", "grafana/alerting_rules_read",
             "grafana/alerting_rules_write"]
@@ -331,14 +333,14 @@ def test_default_plan_on_several_vendors_merges_only_within_a_server(tmp_path):
     f = ts.audit(reg, rules=["overlap*"])
     across = f[f["rule"] == "overlap-across-servers"]
     assert {frozenset((a, b)) for a, b in zip(across["server"], across["other"].str.split("/").str[0], strict=True)} \
-        >= {frozenset(("slack", "atlassian"))}
+        >= {frozenset(("slack", "slack-admin"))}
     assert across["fix"].str.startswith("namespace them").all() and (across["tokens"] == 0).all()
     assert not (f["tool"].str.startswith("alerting_rules")).any()  # read and write: never paired
     # naming the servers you own lets the plan merge across them
-    owned = plan(reg, usage=log, scenario=Scenario(steps=5), window_days=None, own="slack,atlassian,github")
+    owned = plan(reg, usage=log, scenario=Scenario(steps=5), window_days=None, own="slack,slack-admin,github")
     pairs = [set(a.tools) for a in owned.actions if a.kind == "merge"]
-    assert {"slack/get_user_profile", "atlassian/get_user_profile"} in pairs
-    assert owned.assumptions["servers owned"] == ["atlassian", "github", "slack"]
+    assert {"slack/get_user_profile", "slack-admin/get_user_profile"} in pairs
+    assert owned.assumptions["servers owned"] == ["github", "slack", "slack-admin"]
 
 
 def test_own_on_the_command_line(cli, tmp_path):
@@ -348,12 +350,12 @@ def test_own_on_the_command_line(cli, tmp_path):
     code, out, err = cli("plan", tmp_path / "reg.json", "--format", "json", "--show", "actions")
     assert code == 0 and all(len({k.split("/")[0] for k in a["tools"].split(", ")}) == 1
                              for a in json.loads(out) if a["kind"] == "merge")
-    code, out, err = cli("plan", tmp_path / "reg.json", "--own", "slack,atlassian", "--format", "json", "--show", "actions")
-    assert code == 0 and any(a["tools"] == "slack/get_user_profile, atlassian/get_user_profile"
-                             or a["tools"] == "atlassian/get_user_profile, slack/get_user_profile" for a in json.loads(out))
+    code, out, err = cli("plan", tmp_path / "reg.json", "--own", "slack,slack-admin", "--format", "json", "--show", "actions")
+    assert code == 0 and any(a["tools"] == "slack/get_user_profile, slack-admin/get_user_profile"
+                             or a["tools"] == "slack-admin/get_user_profile, slack/get_user_profile" for a in json.loads(out))
     code, out, err = cli("plan", tmp_path / "reg.json", "--own", "slack,nosuch")
     assert code == 2 and "nosuch" in err and "Traceback" not in err
-    code, out, err = cli("audit", tmp_path / "reg.json", "--own", "slack,atlassian", "--rules", "overlap*", "--format", "json")
+    code, out, err = cli("audit", tmp_path / "reg.json", "--own", "slack,slack-admin", "--rules", "overlap*", "--format", "json")
     assert code == 0 and "slack" in {r["server"] for r in json.loads(out) if r["rule"] == "overlap"}
 
 

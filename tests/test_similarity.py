@@ -202,5 +202,6 @@ def test_audit_can_use_the_scored_method():
         Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="b"),
         Tool("set_config_value", "Set one configuration value by key.", {"type": "object"}, server="a"),
     ])
-    f = audit(r, rules=["overlap"], config={"similarity": {"method": "scored"}})
+    f = audit(r, rules=["overlap*"], config={"similarity": {"method": "scored"}})
     assert list(f["tool"]) == ["get_config"] and "b/get_config" in f["evidence"][0]
+    assert list(f["rule"]) == ["overlap-across-servers"]  # two servers: not the user's to merge

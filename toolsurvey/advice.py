@@ -150,11 +150,11 @@ def split_pairs(pairs: pd.DataFrame, reg: Registry, cfg: dict,
     mergeable, other = pairs[ok].reset_index(drop=True), pairs[~ok].reset_index(drop=True)
     # clusters again among the mergeable pairs only, so a pair the user cannot merge joins nothing
     index = {k: i for i, k in enumerate(by_key)}
-    edges = {}
-    for r in mergeable.itertuples(index=False):
-        a, b = index[(r.server_a, r.tool_a)], index[(r.server_b, r.tool_b)]
-        edges[(min(a, b), max(a, b))] = (r.basis == "same action and object", r.score)
-    labels = _components(len(index), edges)
+    ends = np.array([sorted((index[(r.server_a, r.tool_a)], index[(r.server_b, r.tool_b)]))
+                     for r in mergeable.itertuples(index=False)], dtype=np.int64).reshape(-1, 2)
+    labels = _components(len(index), ends[:, 0], ends[:, 1],
+                         (mergeable["basis"] == "same action and object").to_numpy(dtype=bool),
+                         mergeable["score"].to_numpy(dtype=float))
     cluster = [labels[index[(r.server_a, r.tool_a)]] if labels[index[(r.server_a, r.tool_a)]]
                == labels[index[(r.server_b, r.tool_b)]] else 0 for r in mergeable.itertuples(index=False)]
     mergeable = mergeable.assign(cluster=pd.array(cluster, dtype="int64"))

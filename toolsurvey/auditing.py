@@ -19,7 +19,16 @@ from typing import Any
 import pandas as pd
 
 from . import poisoning
-from .advice import load_config, merge_groups, merge_saving, owned, price_findings, split_pairs
+from .advice import (
+    access,
+    can_merge,
+    load_config,
+    merge_groups,
+    merge_saving,
+    owned,
+    price_findings,
+    split_pairs,
+)
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
@@ -422,12 +431,13 @@ def check_name_collision(reg: Registry, cfg: dict, encoding: str):
 # --- overlap ----------------------------------------------------------------------------------
 
 
-def _identical_descriptions(reg: Registry) -> list[list[Tool]]:
-    """Groups of two or more tools of one server whose (non-empty) descriptions are exactly the same."""
-    groups: dict[tuple[str, str], list[Tool]] = {}
-    for t in reg:
-        if (t.description or "").strip():
-            groups.setdefault((t.server, t.description), []).append(t)
+def _identical_descriptions(reg: Registry, cfg: dict) -> list[list[Tool]]:
+    """Groups of two or more tools of one server, all reading or all writing, whose (non-empty)
+    descriptions are exactly the same."""
+    groups: dict[tuple, list[Tool]] = {}
+    for t in reg:  # only on servers the user may merge within; the others go through the pair search
+        if (t.description or "").strip() and can_merge(t.server, t.server, cfg.get("_own")):
+            groups.setdefault((t.server, t.description, access(t, cfg)), []).append(t)
     return [g for g in groups.values() if len(g) > 1]
 
 
@@ -436,7 +446,7 @@ def _pairs(reg: Registry, cfg: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     memo = cfg.setdefault("_memo", {})
     if "pairs" not in memo:
         c = cfg["similarity"]
-        twins = {t.key for g in _identical_descriptions(reg) for t in g[1:]}
+        twins = {t.key for g in _identical_descriptions(reg, cfg) for t in g[1:]}
         pairs = similar_pairs(reg.filter(lambda t: t.key not in twins), threshold=c["threshold"],
                               method=c["method"], config=c, max_features=c["max_features"])
         memo["pairs"] = split_pairs(pairs, reg, cfg, cfg.get("_own"))
@@ -454,10 +464,10 @@ def check_overlap(reg: Registry, cfg: dict, encoding: str):
     # Tools of one server sharing one description are one finding per group, not n(n-1)/2 pairs
     # (1,000 copies would be 499,500 findings claiming many times the registry); the pair search
     # sees one tool of each group.
-    for g in _identical_descriptions(reg):
+    for g in _identical_descriptions(reg, cfg):
         saving = merge_saving(g, lambda t: tool_tokens(t, encoding))
         names = ", ".join(t.name for t in g[1:6]) + (" …" if len(g) > 6 else "")
-        yield Hit(f"{len(g)} tools of {g[0].server} share one description ({_short(g[0].description, 60)}): "
+        yield Hit(f"{len(g)} tools share one description ({_short(g[0].description, 60)}): "
                   f"{g[0].name} and {names}", round(saving), tool=g[0],
                   fix="merge them into one tool, or say in each description what it does that the others do not")
     mergeable, _ = _pairs(reg, cfg)
