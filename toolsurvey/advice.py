@@ -45,9 +45,11 @@ def load_config(override: dict | str | Path | None = None) -> dict:
     if override is None:
         return cfg
     if not isinstance(override, dict):
+        from .formats import read_text  # regular files only, within the input limit
+
         try:
-            override = tomllib.loads(Path(override).read_text("utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as e:
+            override = tomllib.loads(read_text(override, "audit config", "an audit config TOML file"))
+        except tomllib.TOMLDecodeError as e:
             raise InputError(f"cannot read audit config {override}: {e}") from None
     for section, values in override.items():
         if section not in cfg or not isinstance(values, dict):
