@@ -124,7 +124,7 @@ def test_missing_file_unknown_model_and_bad_option_exit_2(tmp_path):
                           ((DESK, "--render", "openai", "--model", "llama"), "no OpenAI constants"),
                           ((DESK, "--encoding", "p99k"), "unknown encoding 'p99k'"),
                           ((DESK, "--render", "xml"), "invalid choice: 'xml'"),
-                          ((DESK, "--top", "-2"), "expected a whole number of rows, 1 or more; found '-2'")]:
+                          ((DESK, "--top", "-2"), "expected a whole number 1 or more, found '-2'")]:
         out = _run(*args)
         assert out.returncode == 2, args
         assert "Traceback" not in out.stderr and message in out.stderr, (args, out.stderr)

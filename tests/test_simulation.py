@@ -428,7 +428,7 @@ def test_cli_monte_carlo_and_scenario_file(cli):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["--model", "nope"], "unknown model 'nope'"), (["--steps", "0"], "steps must be >= 1"),
+    (["--model", "nope"], "unknown model 'nope'"), (["--steps", "0"], "--steps: expected values from 1 to 1,000"),
     (["--steps", "9-x"], "expected N, A-B"), (["--strategy", "phases", "--phases", "missing.toml"], "cannot read"),
     (["--scenario", "missing.toml"], "cannot read scenario"),
 ])

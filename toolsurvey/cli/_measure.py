@@ -6,10 +6,12 @@ import argparse
 
 
 def add_measure_args(p: argparse.ArgumentParser) -> None:
+    from ._args import text
+
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
     p.add_argument("--render", default=None, choices=("json", "sent", "openai", "anthropic"),
                    help="how tools are turned into prompt text (default: the scenario's, else json)")
-    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings); "
+    p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings); "
                         "with --scenario, also the model priced")
 
 

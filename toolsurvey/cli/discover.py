@@ -25,6 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
         DEFAULT_MAX_PAGES,
         PREFIXES,
     )
+    from ._args import above, at_least
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = _EPILOG
@@ -42,13 +43,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", metavar="TEMPLATE",
                    help=f"rename tools as a client shows them, e.g. 'mcp__{{server}}__{{tool}}' "
                         f"or a client: {', '.join(PREFIXES)}")
-    p.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--connect-timeout", type=above(0), default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
                    help="per server: start and answer initialize within this (default: %(default)g)")
-    p.add_argument("--list-timeout", type=float, default=DEFAULT_LIST_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--list-timeout", type=above(0), default=DEFAULT_LIST_TIMEOUT, metavar="SECONDS",
                    help="per server: return every tools/list page within this (default: %(default)g)")
-    p.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+    p.add_argument("--max-pages", type=at_least(1), default=DEFAULT_MAX_PAGES, metavar="N",
                    help="stop a server whose tools/list has more pages than this (default: %(default)s)")
-    p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+    p.add_argument("--concurrency", type=at_least(1), default=DEFAULT_CONCURRENCY, metavar="N",
                    help="servers started at once (default: %(default)s)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")

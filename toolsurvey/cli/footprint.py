@@ -3,32 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 HELP = "measure the tokens a registry's tool definitions add to every request"
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more; found {text!r}")
-    return n
-
-
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import at_least, text
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
     p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
                    help="how tools are turned into prompt text (default: %(default)s)")
-    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings)")
+    p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings)")
     p.add_argument("--tool-choice", default="auto", choices=("auto", "none", "any", "tool"),
                    help="Anthropic tool_choice, which sets the tool-use system prompt size")
     p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
-    p.add_argument("--top", type=_positive, default=None, metavar="N", help="only the N largest rows")
+    p.add_argument("--top", type=at_least(1), default=None, metavar="N", help="only the N largest rows")
     add_output_args(p)
     from ._counting import add_counting_args
 
@@ -40,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit, load_registry
 
     reg = load_registry(args)
+    if not len(reg):
+        print(f"warning: {', '.join(args.paths)}: no tools found; the tool definitions cost nothing",
+              file=sys.stderr)
     table = footprint(reg, encoding=args.encoding, render=args.render, model=args.model,
                       tool_choice=args.tool_choice)
     from ._counting import counted_table

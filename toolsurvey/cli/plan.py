@@ -10,13 +10,14 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import above
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
     p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL) for unused tools and result sizes")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
-    p.add_argument("--window-days", dest="window_days", type=float, default=90,
+    p.add_argument("--window-days", dest="window_days", type=above(0), default=90,
                    help="a tool not called in this many days is unused (default: %(default)s)")
     p.add_argument("--no-delete", dest="delete", action="store_false", help="do not delete unused tools")
     p.add_argument("--no-merge", dest="merge", action="store_false", help="do not merge near-duplicates")
@@ -66,10 +67,13 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..errors import InputError
     from ..planning import plan
     from ._common import emit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args)
+    if not len(reg):
+        raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to plan")
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=args.scenario, delete_unused=args.delete,
              merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
              config=args.config)

@@ -9,6 +9,7 @@ HELP = "write the cost report (self-contained HTML, Markdown or CSV) and print i
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import at_least
     from ._common import add_registry_args
     from ._measure import add_measure_args
 
@@ -16,7 +17,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
     p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
     add_measure_args(p)
-    p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
+    p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
     p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
                    help="default: from the output's suffix (.md markdown, .csv or a folder csv), else html")
@@ -30,7 +31,11 @@ def run(args: argparse.Namespace) -> int:
     from ._measure import measure_kwargs
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
+    from ..errors import InputError
+
     reg = load_registry(args)
+    if not len(reg):
+        raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title,
                  **measure_kwargs(args))
     if fmt == "markdown" and not args.output:

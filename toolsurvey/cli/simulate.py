@@ -13,6 +13,7 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ..scenario import CACHING, STRATEGIES
+    from ._args import above, at_least
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="*", metavar="REGISTRY",
@@ -26,28 +27,30 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--caching", help=f"comma list of: {', '.join(CACHING)}")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for --strategy phases")
     p.add_argument("--core", help="always-visible tools for retrieval/tool_search (comma-separated globs)")
-    p.add_argument("--retrieval-k", dest="retrieval_k", type=int, help="tools retrieved per task")
-    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
-    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=float)
-    p.add_argument("--response-tokens", dest="response_tokens", type=float, help="tokens per tool result")
+    p.add_argument("--retrieval-k", dest="retrieval_k", type=at_least(1), help="tools retrieved per task")
+    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=above(0), help="completed tasks per day")
+    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=at_least(0, float))
+    p.add_argument("--response-tokens", dest="response_tokens", type=at_least(0, float), help="tokens per tool result")
     p.add_argument("--render", choices=("json", "sent", "openai", "anthropic", "auto"),
                    help="how tool definitions are measured (auto: the model's provider rendering)")
-    p.add_argument("--tool-tokens", dest="tool_tokens", type=float, help="average-size mode: tokens per tool")
-    p.add_argument("--registry-size", dest="registry_size", type=int, help="average-size mode: tools in the registry")
+    p.add_argument("--tool-tokens", dest="tool_tokens", type=at_least(0, float), help="average-size mode: tokens per tool")
+    p.add_argument("--registry-size", dest="registry_size", type=at_least(1), help="average-size mode: tools in the registry")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration file from `toolsurvey calibrate`: scale offline counts to a provider's exact ones")
     p.add_argument("--prices", dest="price_file", metavar="FILE_OR_URL",
                    help="price file: toolsurvey TOML or LiteLLM model_prices_and_context_window.json")
     p.add_argument("--no-accuracy", dest="accuracy", action="store_false", default=None,
                    help="turn off the accuracy effect of catalog size (wrong calls 0, success 1)")
-    p.add_argument("--samples", type=int, help="Monte Carlo draws for a single scenario (prints p50/p90/p99)")
+    p.add_argument("--samples", type=at_least(1, int, 1_000_000), help="Monte Carlo draws for a single scenario (prints p50/p90/p99)")
     p.add_argument("--seed", type=int)
     add_output_args(p)
 
 
-def parse_list(text: str, name: str, *, kind=int) -> list:
-    """`5`, `1-20` or `6,12,25` (ranges allowed inside lists); raises InputError otherwise."""
+def parse_list(text: str, name: str, *, kind=int, low: int = 1, high: int | None = None) -> list:
+    """`5`, `1-20` or `6,12,25` (ranges allowed inside lists), each value in [low, high] and at most
+    MAX_VALUES values, checked before any range is expanded; raises InputError otherwise."""
     from ..errors import InputError
+    from ._args import MAX_VALUES
 
     out: list = []
     for part in (x.strip() for x in text.split(",")):
@@ -56,29 +59,40 @@ def parse_list(text: str, name: str, *, kind=int) -> list:
                 a, b = (int(x) for x in part.split("-", 1))
                 if b < a:
                     raise ValueError
-                out.extend(range(a, b + 1))
+                bounds = (a, b)
             else:
                 out.append(kind(part))
+                bounds = (out[-1], out[-1]) if kind is int else None
         except ValueError:
             raise InputError(f"--{name}: expected N, A-B or a comma list, found {text!r}") from None
+        if kind is not int and not out[-1]:
+            raise InputError(f"--{name}: expected names, found an empty one in {text!r}")
+        if bounds and (bounds[0] < low or (high is not None and bounds[1] > high)):
+            limit = f"from {low} to {high:,}" if high is not None else f"{low} or more"
+            raise InputError(f"--{name}: expected values {limit}, found {part!r}")
+        if bounds and len(out) + bounds[1] - bounds[0] + 1 > MAX_VALUES:
+            raise InputError(f"--{name}: at most {MAX_VALUES:,} values, found {text!r}")
+        if bounds and bounds[0] != bounds[1]:
+            out.extend(range(bounds[0], bounds[1] + 1))
     return out
 
 
 def grid(args: argparse.Namespace) -> tuple[object, dict]:
     """The base scenario and the swept fields from the options."""
     from ..scenario import Scenario, load_scenario
+    from ._args import MAX_STEPS
 
     base = load_scenario(args.scenario) if args.scenario else Scenario()
     axes: dict = {}
-    if args.model:
+    if args.model is not None:
         axes["model"] = parse_list(args.model, "model", kind=str)
-    if args.steps:
-        axes["steps"] = parse_list(args.steps, "steps")
-    if args.visible:
-        axes["visible"] = parse_list(args.visible, "visible")
-    if args.strategy:
+    if args.steps is not None:
+        axes["steps"] = parse_list(args.steps, "steps", high=MAX_STEPS)
+    if args.visible is not None:
+        axes["visible"] = parse_list(args.visible, "visible", low=0)
+    if args.strategy is not None:
         axes["strategy"] = parse_list(args.strategy, "strategy", kind=str)
-    if args.caching:
+    if args.caching is not None:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
     for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render",
               "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
