@@ -108,7 +108,7 @@ def _read_toml(path: str | os.PathLike | None, bundled: str) -> tuple[dict, str]
 
 
 def load_accuracy(path: str | os.PathLike | None = None) -> AccuracyCurve:
-    """The bundled curve (seed 001), or the one in a TOML file of the same layout.
+    """The bundled curve (the Interview Reference's “Tool registry design”), or the one in a TOML file of the same layout.
 
     Raises InputError for an unreadable or malformed file.
     """
@@ -142,7 +142,7 @@ class DescriptionEffect:
 
 
 def load_description_effect(path: str | os.PathLike | None = None) -> DescriptionEffect:
-    """The bundled description-length assumption (seed 001), or one from a TOML file of the same
+    """The bundled description-length assumption (the Interview Reference's “Tool registry design”), or one from a TOML file of the same
     layout; raises InputError for an unreadable or malformed file."""
     doc, origin = _read_toml(path, "description_effect.toml")
     points = doc.get("points")

@@ -2,8 +2,8 @@
 
 Each rule is a `Rule` (data: id, severity, impact, title, fix) with a small check function.
 A finding's `tokens` is the change in the tool's tokens per request if the fix is applied,
-positive for a saving and negative for a fix that adds text (seed 001: longer descriptions can
-cost more per request and less per task). Tokens are compact-JSON tokens (the seeds' method).
+positive for a saving and negative for a fix that adds text (“Tool registry design, and tool descriptions as prompt surface” (The Staff & Team Lead Interview Reference, undated): longer descriptions can
+cost more per request and less per task). Tokens are compact-JSON tokens (the method of “Tool Calling in Language Model Agents”, Figure 1).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ PARTS = ("name", "description", "schema", "param_descriptions", "annotations",
          "output_schema", "other", "structure")
 
 RENDERINGS = {
-    "json": "compact JSON of name, description and input schema (the seeds' method)",
+    "json": "compact JSON of name, description and input schema (the method of “Tool Calling in Language Model Agents”, Figure 1)",
     "sent": "compact JSON of every key the source sent for the tool, in its order",
     "openai": "OpenAI's function-definition token count (cookbook method and constants)",
     "anthropic": "Anthropic tool JSON plus the documented tool-use system prompt, "
@@ -44,7 +44,7 @@ _KEY_PART = {
 
 Segments = list[tuple[str, str]]
 
-# Compact JSON as in the seeds' method; one reusable encoder (json.dumps with options builds one per call).
+# Compact JSON as in the method of “Tool Calling in Language Model Agents”, Figure 1; one reusable encoder (json.dumps with options builds one per call).
 compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 # A `"description": "<string>"` pair (with the comma before it) inside compact JSON. Outside strings a
@@ -117,7 +117,7 @@ def _chat_key(k: str) -> str | None:
 
 
 def render_json(tool: Tool) -> Rendered:
-    """Compact JSON of name, description and input schema (seed 004's method)."""
+    """Compact JSON of name, description and input schema (the method of “Tool Calling in Language Model Agents”, Figure 1)."""
     segs: Segments = []
     _object_segments(json_object(tool, "json"), segs)
     return Rendered([segs])

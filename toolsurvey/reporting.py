@@ -21,7 +21,7 @@ from .errors import InputError, ToolsurveyError
 from .measure import by_server, footprint, request_total, tools_only
 
 FORMATS = ("html", "markdown", "csv")
-USAGE_WINDOW_DAYS = 90  # "never called" means: not in the log's last 90 days (seed 001's audit window)
+USAGE_WINDOW_DAYS = 90  # "never called" means: not in the log's last 90 days (the audit window of the Interview Reference's “Tool registry design”)
 
 @dataclass
 class Headline:

@@ -12,7 +12,7 @@ from .measure import Counter
 from .payloads import MCP_METHOD, Payload, read_payloads
 from .tokens import DEFAULT_ENCODING
 
-DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (seed 004)
+DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (Anthropic Engineering, “Writing tools for agents”)
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "

@@ -204,12 +204,12 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
                               style={"description_width": "initial"}, layout={"width": "420px"}),
         "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
                                continuous_update=False, style={"description_width": "initial"}),
-        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (seed 001 curve)",
+        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (Interview Reference curve)",
                                indent=False, layout={"width": "480px"}),
         "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
                                         continuous_update=False, style={"description_width": "initial"}),
         "effect": W.Checkbox(value=True, description="description effect: fuller descriptions, fewer wrong calls "
-                             "(seed 001 rewrite, assumptions/description_effect.toml)", indent=False,
+                             "(Interview Reference rewrite, assumptions/description_effect.toml)", indent=False,
                              layout={"width": "640px"}),
     }
 
