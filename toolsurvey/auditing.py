@@ -618,10 +618,11 @@ def _select(rules: Iterable[str] | None) -> list[Rule]:
 
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
-          encoding: str | None = None) -> pd.DataFrame:
+          encoding: str | None = None, progress=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group),
     ranked by severity then by the tokens per request at stake.
 
+    `progress(total)`, if given, is called once per tool checked (the CLI's progress bar).
     Raises InputError for an unknown rule or a bad config.
     """
     cfg = load_config(config)
@@ -633,6 +634,8 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
         for rule in selected:
             if rule.scope == "tool":
                 rows += [_row(rule, tool, h) for h in rule.check(ctx)]
+        if progress:
+            progress(len(reg))
     for rule in selected:
         if rule.scope == "registry":
             rows += [_row(rule, h.tool, h) for h in rule.check(reg, cfg, encoding)]
@@ -644,7 +647,9 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out = out.drop(columns=["_rank", "_abs"]).reset_index(drop=True)
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
                      thresholds=dict(cfg))
-    return out
+    from ._rich import Findings
+
+    return Findings.of(out)
 
 
 def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:

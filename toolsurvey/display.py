@@ -3,7 +3,8 @@
 `notebook_mode()` makes every plotly Figure carry an HTML copy of itself next to plotly's own
 mimetype, with plotly.js embedded once (in the output of the cell that calls it), so that
 `jupyter nbconvert --to html` shows the charts; with `static=True` and Kaleido installed, a PNG
-too, for viewers that run no JavaScript (GitHub's).
+too, for viewers that run no JavaScript (GitHub's). With itables installed, long tables in
+toolsurvey's rich views (Plan, Report, Run, Diff, footprint and audit tables) are paged and searchable.
 """
 
 from __future__ import annotations
@@ -69,6 +70,15 @@ def notebook_mode(*, static: bool = False) -> list[str]:
                 os.environ["BROWSER_PATH"] = found  # Kaleido's browser finder reads this
             names.append("png")
     pio.renderers.default = "+".join(names)
+    try:  # long tables in the rich views become searchable, paged tables (pip install 'toolsurvey[tables]')
+        import itables
+    except ImportError:
+        pass
+    else:
+        from . import _rich
+
+        itables.init_notebook_mode(all_interactive=False, connected=False)
+        _rich.ITABLES["on"] = True
     display(HTML('<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>'
                  f'<script type="text/javascript">{get_plotlyjs()}</script>'))
     return names
@@ -110,3 +120,14 @@ def show_with_static_copy(box) -> None:
 
     display(box._repr_mimebundle_(), raw=True)
     display({"text/html": static_copy(box.figures)}, raw=True)
+
+
+def styled(df, *, unit_column: str | None = None):
+    """`df` shown with units (dollars, percentages, thousands separators); its data is unchanged.
+
+    Columns are formatted by name (`cost*` dollars, `share`/`*_rate`/`success` percentages); with
+    `unit_column`, each row by its unit (a plan's before/after table: `unit_column="unit"`).
+    """
+    from ._rich import styler
+
+    return styler(df, unit_column=unit_column)

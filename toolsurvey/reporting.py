@@ -70,6 +70,16 @@ class Report:
     sections: list[Section]
     levers: list[tuple[str, float]] = field(default_factory=list)  # (change, dollars saved per month)
 
+    def __repr__(self) -> str:
+        from ._rich import report_text
+
+        return report_text(self)
+
+    def _repr_html_(self) -> str:
+        from ._rich import report_html
+
+        return report_html(self)
+
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
 

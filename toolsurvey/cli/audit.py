@@ -21,6 +21,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
     p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
     add_output_args(p, formats=FORMATS)
+    from ._progress import add_quiet_arg
+
+    add_quiet_arg(p)
 
 
 def header(findings, tools: int) -> str:
@@ -51,7 +54,11 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args)
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
-    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding)
+    from ._progress import Bar
+
+    with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
+        findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding,
+                         progress=lambda total: bar.advance(total=total))
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]
@@ -61,5 +68,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         write(markdown(out, head), args.output)
     else:
-        emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head)
+        emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head,
+             wide=args.wide)
     return 1 if args.fail_on and fails(findings, args.fail_on) else 0

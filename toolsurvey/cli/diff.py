@@ -44,5 +44,5 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "table" and rows.empty:
             write(header + "\n", args.output)
         else:
-            emit(rows.reset_index(drop=True), args.format, args.output, header)
+            emit(rows.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

@@ -54,6 +54,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically)")
+    from ._progress import add_quiet_arg
+
+    add_quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
                    headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
                    prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
                    max_pages=args.max_pages, concurrency=args.concurrency,
-                   on_progress=_progress(sys.stderr))
+                   on_progress=_progress(sys.stderr, quiet=args.quiet))
     print_warnings([w for w in reg.warnings if not _is_failure(w, reg)])
     print_warnings(name_problems(reg))
     if args.output:
@@ -87,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
         write(_summary(reg), None)
     failed = failures(reg)
     if failed:
-        print(f"{len(failed)} of {len(reg.servers)} servers failed: {', '.join(failed)}", file=sys.stderr)
+        print(f"{len(failed)} of {len(reg.servers)} server{'s' * (len(reg.servers) != 1)} failed: {', '.join(failed)}",
+              file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -97,17 +101,29 @@ def _is_failure(warning: str, reg) -> bool:
     return any(warning == f"server {n!r}: {e}" for n, e in failures(reg).items())
 
 
-def _progress(stream):
-    """Print one line per server as it starts and ends (works in logs, not only terminals)."""
+def _progress(stream, *, quiet: bool = False):
+    """Print one line per server as it ends (works in logs, not only terminals); on a terminal a
+    progress bar of the servers too (not with --quiet)."""
+    from ._progress import Bar
+
     state = {"started": 0, "ended": 0}
+    bar = Bar("discovering servers", quiet=quiet)
 
     def show(event: str, name: str, detail: str) -> None:
         if event == "start":
             state["started"] += 1
+            bar.advance(0, total=state["started"])
             return
         state["ended"] += 1
         mark = "ok" if event == "done" else "FAILED"
-        print(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}", file=stream, flush=True)
+        line = f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}"
+        bar.advance(1)
+        if bar.console is not None:
+            bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=stream, flush=True)
+        if state["ended"] == state["started"]:
+            bar.__exit__()
 
     return show
 
@@ -128,6 +144,8 @@ def _summary(reg) -> str:
                      "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
                      "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
                      "protocol": s.info.get("protocolVersion", "")})
-    header = (f"{len(reg):,} tools from {len(reg.servers):,} servers: {int(table.tokens.sum()):,} tokens "
+    from .._rich import plural
+
+    header = (f"{plural(len(reg), 'tool')} from {plural(len(reg.servers), 'server')}: {int(table.tokens.sum()):,} tokens "
               f"per request ({table.attrs['render']} rendering, {table.attrs['encoding']}, instructions included)")
     return header + "\n\n" + render_table(pd.DataFrame(rows)) + "\n"

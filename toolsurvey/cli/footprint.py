@@ -49,13 +49,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         rows = table if args.format != "table" else table.sort_values("tokens", ascending=False, kind="stable")
         keep = [c for c in PARTS if rows[c].any()] if args.format == "table" else list(PARTS)
-        out = rows[["server", "tool", "kind", "tokens", *keep]]
+        # In a narrow text table the tool column says what a row is ("(instructions)"): no kind column.
+        kind = [] if args.format == "table" and not args.wide else ["kind"]
+        out = rows[["server", "tool", *kind, "tokens", *keep]]
     if args.top is not None:
         out = out.nlargest(args.top, "tokens") if args.by != "part" else out.head(args.top)
     a = table.attrs
     model = f", {a['model']}" if a.get("model") else ""
-    header = (f"{len(tools_only(table)):,} tools in {len(reg.servers):,} servers: "
+    from .._rich import plural
+
+    header = (f"{plural(len(tools_only(table)), 'tool')} in {plural(len(reg.servers), 'server')}: "
               f"{request_total(table):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
               f"method: {a['method']}")
-    emit(out.reset_index(drop=True), args.format, args.output, header)
+    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

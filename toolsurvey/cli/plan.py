@@ -31,13 +31,15 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def _fmt(v: float, unit: str) -> str:
+    from .._rich import money, number
+
     if v != v:
         return "-"
     if unit == "share":
         return f"{v:.1%}"
     if unit == "USD":
-        return f"${v:,.4f}" if abs(v) < 1 else f"${v:,.2f}"
-    return f"{v:,.1f}" if v != int(v) and abs(v) < 100 else f"{v:,.0f}"
+        return money(v)
+    return number(v)
 
 
 def _pretty(table):
@@ -69,7 +71,7 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..planning import plan
-    from ._common import emit, load_registry, print_warnings, render_table, write
+    from ._common import emit, fit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args)
     if not len(reg):
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
                                                           if k in counts) or "no actions")
             + f"; simulated with {p.assumptions['model']} (before: every tool visible)")
     if args.format in ("csv", "json") and args.show != "summary":
-        emit(actions if args.show == "actions" else p.stages, args.format, args.output)
+        emit(actions if args.show == "actions" else p.stages, args.format, args.output, wide=args.wide)
         return 0
     if args.format == "csv":
         emit(p.table, "csv", args.output)
@@ -112,8 +114,10 @@ def run(args: argparse.Namespace) -> int:
                             md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
                             "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
     else:
-        text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task):",
-                            render_table(shown), "stages (each simulated):", render_table(stages),
-                            "assumptions:", "\n".join("  " + line for line in _assumption_lines(p.assumptions))]) + "\n"
+        w = args.wide
+        text = "\n\n".join([fit(head, w), render_table(_pretty(p.table), wide=w),
+                            "actions (tokens saved per request and per task):", render_table(shown, wide=w),
+                            "stages (each simulated):", render_table(stages, wide=w), "assumptions:",
+                            fit("\n".join("  " + line for line in _assumption_lines(p.assumptions)), w)]) + "\n"
     write(text, args.output)
     return 0

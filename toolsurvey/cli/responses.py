@@ -99,5 +99,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             out = out.head(args.top) if args.by == "step" else out.nlargest(args.top, "tokens")
     print_warnings(warnings)
-    emit(out.reset_index(drop=True), args.format, args.output, header)
+    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

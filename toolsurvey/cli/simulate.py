@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     import warnings
 
     from ..simulation import simulate, sweep
-    from ._common import load_registry, print_warnings, render_table, write
+    from ._common import fit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args) if args.paths else None
     base, axes = grid(args)
@@ -143,21 +143,29 @@ def run(args: argparse.Namespace) -> int:
             f"{a['call_tokens']:g}, result {a['response_tokens']}, answer {a['answer_tokens']:g} tokens; "
             f"month = {a['tasks_per_day']:g} tasks/day x {a['days_per_month']:g} days",
             f"accuracy: {acc}", f"prices: {prices}", f"rules: {a['rules']}"])
-        text = header + "\n\n" + render_table(_money(out)) + "\n"
+        text = fit(header, args.wide) + "\n\n" + _table(out, args.wide) + "\n"
         if one is not None:
             text += f"\nMonte Carlo ({one.percentiles.attrs['samples']:,} tasks, seed {one.percentiles.attrs['seed']}):\n"
-            text += render_table(one.percentiles.reset_index(names="")) + "\n"
+            text += render_table(one.percentiles.reset_index(names=""), wide=args.wide) + "\n"
         write(text, args.output)
     if not table["fits"].all():
         print("note: scenarios that exceed the context window are not priced (empty cost)", file=sys.stderr)
     return 0
 
 
-def _money(df):
-    """Dollar columns as text with enough decimals for cents-per-task figures."""
-    df = df.copy()
-    for c in df.columns:
-        if c.startswith("cost_"):
-            fmt = "${:,.0f}" if c == "cost_per_month" else "${:,.4f}"
-            df[c] = [("" if v != v else fmt.format(v)) for v in df[c]]
-    return df
+def _table(out, wide: bool) -> str:
+    """The scenarios as a text table; to fit the width, one scenario is shown as field/value rows and
+    the columns that are the same on every row are named once above the table (all of them with --wide)."""
+    import pandas as pd
+
+    from .._rich import cell
+    from ._common import fit, render_table
+
+    if wide:
+        return render_table(out, wide=True)
+    if len(out) == 1:
+        row = out.iloc[0]
+        return render_table(pd.DataFrame({"": list(out.columns), "value": [cell(v, c) for c, v in row.items()]}))
+    same = [c for c in out.columns if out[c].nunique(dropna=False) == 1]
+    line = "every row: " + ", ".join(f"{c} {cell(out[c].iloc[0], c) or '-'}" for c in same)
+    return (fit(line) + "\n\n" if same else "") + render_table(out.drop(columns=same))
