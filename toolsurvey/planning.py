@@ -76,7 +76,7 @@ class Plan:
     before_scenario: Any
     after_scenario: Any
     runs: dict[str, Any]        # stage name -> simulation Run (before, delete, merge, trim, after)
-    table: pd.DataFrame         # the Interview Reference's “Tool registry design”'s before/after table
+    table: pd.DataFrame         # the “Tool registry design” chapter's before/after table
     stages: pd.DataFrame        # one row per stage: the simulated figures after each group of actions
     assumptions: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
@@ -383,7 +383,7 @@ def _stages(runs: dict, scs: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# the Interview Reference's “Tool registry design”'s final table: metric label, Run.summary key, unit
+# the “Tool registry design” chapter's final table: metric label, Run.summary key, unit
 TABLE_ROWS = [
     ("tools registered", None, "tools"),
     ("mean tools visible", "mean_visible", "tools"),

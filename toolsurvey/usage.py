@@ -169,7 +169,7 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
 
 def repeated(calls: pd.DataFrame) -> pd.Series:
     """True for a call identical (server, tool, arguments) to an earlier call of the same session; in a
-    log without sessions, to the call just before it (the Interview Reference's “Tool registry design”'s repeated-identical-call metric)."""
+    log without sessions, to the call just before it (the “Tool registry design” chapter's repeated-identical-call metric)."""
     key = calls["server"].fillna("") + "\x00" + calls["tool"] + "\x00" + calls["arguments"]
     if calls["session"].notna().any():
         return key.groupby(calls["session"].fillna("(no session)")).transform(lambda k: k.duplicated())
