@@ -72,7 +72,8 @@ def fit(text: str, wide: bool = False) -> str:
     out = []
     for line in text.split("\n"):
         indent = line[:len(line) - len(line.lstrip())]
-        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False)
+        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
+                                 break_long_words=False)
                    if len(line) > width else line)
     return "\n".join(out)
 

@@ -8,8 +8,6 @@ import time
 
 
 def add_endpoint_args(p: argparse.ArgumentParser) -> None:
-    from ._args import above, at_least
-
     g = p.add_argument_group("exact counting (keys from ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)")
     g.add_argument("--base-url", default=None, metavar="URL",
                    help="the provider's API base URL (a proxy or gateway); default: ANTHROPIC_BASE_URL, "
@@ -17,9 +15,9 @@ def add_endpoint_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--cache-dir", default=None, metavar="DIR",
                    help="where counts are cached (default: TOOLSURVEY_CACHE_DIR or the user cache folder)")
     g.add_argument("--no-cache", action="store_true", help="count everything again and cache nothing")
-    g.add_argument("--concurrency", type=at_least(1), default=None, metavar="N", help="requests in flight (default: 4)")
-    g.add_argument("--timeout", type=above(0), default=30.0, metavar="SECONDS", help="per request (default: %(default)s)")
-    g.add_argument("--retries", type=at_least(0), default=5, metavar="N",
+    g.add_argument("--concurrency", type=int, default=None, metavar="N", help="requests in flight (default: 4)")
+    g.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS", help="per request (default: %(default)s)")
+    g.add_argument("--retries", type=int, default=5, metavar="N",
                    help="retries of a request after 429, 5xx or a timeout (default: %(default)s)")
     g.add_argument("--dry-run", action="store_true", help="say how many requests would be sent, and send none")
 
