@@ -22,7 +22,9 @@ def _commands() -> dict:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from ._args import Parser
+
+    parser = Parser(
         prog="toolsurvey",
         description="What an agent's tool surface costs, and what would change it.")
     from .. import __version__
