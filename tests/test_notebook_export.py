@@ -43,6 +43,7 @@ def chart_cells(nb) -> list[int]:
 @pytest.mark.parametrize("path", PATHS, ids=[p.name for p in PATHS])
 def test_exported_notebook_draws_every_chart(path, tmp_path):
     from nbconvert import HTMLExporter
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
 
     done = execute(nbformat.read(path, as_version=4))
@@ -62,9 +63,14 @@ def test_exported_notebook_draws_every_chart(path, tmp_path):
             page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
                        else route.abort())
             page.goto(page_file.as_uri())
-            page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot .main-svg').length > 0",
-                                   timeout=60_000)
-            page.wait_for_timeout(1000)
+            # Wait until every chart cell has drawn all its graphs; on a timeout, the assertions
+            # below say which cell did not.
+            try:
+                page.wait_for_function(f"(cells) => {{ const d = ({DRAWN})(); "
+                                       "return cells.every(i => d[i] && d[i][0] > 0 && d[i][0] === d[i][1]); }",
+                                       arg=charts, timeout=90_000)
+            except PlaywrightTimeout:
+                pass
             drawn = page.evaluate(DRAWN)
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / f"notebook_{path.stem}_export.png"), full_page=True)

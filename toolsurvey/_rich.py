@@ -37,6 +37,11 @@ def percent(v: Any) -> str:
     return "–" if _missing(v) else f"{float(v):.1%}"
 
 
+def points(v: Any) -> str:
+    """A difference of two shares: `+1.4 points`."""
+    return "–" if _missing(v) else f"{float(v) * 100:+.1f} points"
+
+
 def number(v: Any) -> str:
     """Whole numbers with separators; decimals to 1 place below 100 (2 below 1), none above."""
     if _missing(v):
@@ -95,9 +100,13 @@ def styler(df: pd.DataFrame, *, unit_column: str | None = None):
             fmt = money if unit in MONEY_UNITS else percent if unit == "share" else number
             cols = [c for c in numeric if kind_of(c) != "percent"]
             st = st.format(fmt, subset=pd.IndexSlice[list(rows), cols], na_rep="–")
+            if unit == "share" and "change" in cols:  # a change of a share is in percentage points
+                st = st.format(points, subset=pd.IndexSlice[list(rows), ["change"]], na_rep="–")
         st = st.format(percent, subset=[c for c in numeric if kind_of(c) == "percent"], na_rep="–")
-    st = st.format(lambda v: html.escape(str(v)), subset=[c for c in df.columns if c not in numeric], na_rep="")
-    st = st.set_properties(subset=numeric, **{"text-align": "right"})
+    text = [c for c in df.columns if c not in numeric]
+    st = st.format(lambda v: html.escape(str(v)), subset=text, na_rep="")
+    # Jupyter's stylesheet right-aligns every cell: text reads from the left, numbers line up on the right.
+    st = st.set_properties(subset=numeric, **{"text-align": "right"}).set_properties(subset=text, **{"text-align": "left"})
     return st.hide(axis="index").set_table_attributes('class="toolsurvey-table"')
 
 

@@ -379,7 +379,8 @@ def request_tokens(steps: pd.DataFrame, *, title: str | None = None) -> go.Figur
                                  hovertemplate=f"request %{{x}}: %{{y:,.0f}} tokens<extra>{label}</extra>"))
     fig.update_layout(barmode="stack", title=title or "Where each request's input tokens go, across one task",
                       xaxis_title="request within the task", yaxis_title="input tokens per request",
-                      xaxis_dtick=1, yaxis_tickformat=",.0f", legend=dict(orientation="h", y=-0.22), height=420)
+                      xaxis_dtick=1, yaxis_tickformat=",.0f", height=420,
+                      legend=dict(orientation="h", y=-0.22, traceorder="normal"))  # bottom of the stack first
     return fig
 
 

@@ -66,11 +66,12 @@ def _fmt(v: float, unit: str) -> str:
 def _pretty(table):
     import pandas as pd
 
+    from .._rich import points
+
     rows = []
     for r in table.itertuples(index=False):
         change = "-" if r.change_share != r.change_share else f"{r.change_share:+.0%}"
-        delta = _fmt(r.change, r.unit) if r.unit != "share" else (
-            "-" if r.change != r.change else f"{r.change * 100:+.1f} points")
+        delta = _fmt(r.change, r.unit) if r.unit != "share" else "-" if r.change != r.change else points(r.change)
         rows.append({"": r.metric, "before": _fmt(r.before, r.unit), "after": _fmt(r.after, r.unit),
                      "change": delta, "%": change})
     return pd.DataFrame(rows)
