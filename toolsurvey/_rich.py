@@ -107,6 +107,8 @@ def styler(df: pd.DataFrame, *, unit_column: str | None = None):
     st = st.format(lambda v: html.escape(str(v)), subset=text, na_rep="")
     # Jupyter's stylesheet right-aligns every cell: text reads from the left, numbers line up on the right.
     st = st.set_properties(subset=numeric, **{"text-align": "right"}).set_properties(subset=text, **{"text-align": "left"})
+    st = st.set_table_styles([{"selector": f"th.col_heading.col{i}", "props": "text-align: left"}
+                              for i, c in enumerate(df.columns) if c in text], overwrite=False)
     return st.hide(axis="index").set_table_attributes('class="toolsurvey-table"')
 
 
