@@ -69,7 +69,7 @@ def claude_code(out: Path, i: int, rng: random.Random, steps: int, gz: bool = Fa
     sid = f"00000000-0000-4000-8000-{i:012d}"
     model = MODELS[i % len(MODELS)]
     t = START + timedelta(hours=i * 3)
-    with _open(out / f"{sid}.jsonl", gz) as f:
+    with _open(out / f"{sid}.jsonl", gz) as f:  # written as Claude Code names session files
         _claude_session(f, sid, model, t, rng, steps, agent=None)
     if i % 3 == 0:  # a subagent, in <session>/subagents/agent-<id>.jsonl
         with _open(out / sid / "subagents" / f"agent-a{i:06d}.jsonl", gz) as f:
@@ -190,6 +190,18 @@ def provider_log(out: Path, i: int, rng: random.Random, steps: int, gz: bool = F
                                                            "content": result, **({"is_error": True} if err else {})}]}]
 
 
+def use_registry(path: str) -> None:
+    """Call two thirds of a registry's tools (the rest stay unused) and send all its definitions."""
+    import toolsurvey as ts
+
+    global TOOLS, DEFINITIONS
+    tools = list(ts.load(path))
+    TOOLS = [(t.server, t.name, random.Random(t.name).choice([300, 900, 2500])) for i, t in enumerate(tools)
+             if i % 3 != 2]
+    DEFINITIONS = [{"name": f"mcp__{t.server}__{t.name}", "description": t.description or "",
+                    "input_schema": t.input_schema} for t in tools]
+
+
 WRITERS = {"claude-code": claude_code, "otel": otel, "provider-log": provider_log}
 
 
@@ -218,7 +230,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mb", type=float, default=0, help="keep writing sessions until the output has this many MB")
     ap.add_argument("--gzip", action="store_true", help="gzip Claude Code and provider-log files")
+    ap.add_argument("--registry", help="call tools of this registry (two thirds of them) instead of the demo set")
     a = ap.parse_args()
+    if a.registry:
+        use_registry(a.registry)
     n = generate(a.format, a.out, sessions=a.sessions, steps=a.steps, seed=a.seed, mb=a.mb, gz=a.gzip)
     print(f"wrote {n} session(s) of {a.format} traces to {a.out} ({_size(a.out) / 1e6:.1f} MB)")
 

@@ -91,6 +91,17 @@ class Traces:
         return Usage(calls[COLUMNS].reset_index(drop=True), self.problems, self.source)
 
 
+    def to_payloads(self) -> list:
+        """Each recorded tool result as a `payloads.Payload` (for `responses`: sizes by tool and field)."""
+        from ..payloads import Payload
+
+        c = self.calls[self.calls["result"].map(lambda r: isinstance(r, str))]
+        return [Payload.from_text(r.result, r.tool, server=r.server if isinstance(r.server, str) else None,
+                                  source=f"{r.session}:{r.call_id}",
+                                  timestamp=None if pd.isna(r.timestamp) else r.timestamp.isoformat())
+                for r in c.itertuples(index=False)]
+
+
 def _files(source: Any) -> list[str]:
     """Trace files from a path, folder (walked), glob, or a list of those; raises InputError if none."""
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
@@ -314,12 +325,21 @@ def totals(tr: Traces, by: str = "session") -> pd.DataFrame:
     return out.reset_index()
 
 
-def is_trace_file(path: str | os.PathLike) -> bool:
-    """True when `path` is a folder of traces or a file in one of the trace formats."""
+def trace_files(path: str | os.PathLike) -> list[str]:
+    """The files at `path` (a file, or a folder walked) that are in one of the trace formats."""
     p = Path(path)
     if p.is_dir():
-        return any(f.name.endswith(SUFFIXES) and detect(f) for f in p.rglob("*") if f.is_file())
+        return [f for f in _files(p) if detect(f)]
+    return [str(p)] if p.is_file() and detect(p) else []
+
+
+def is_trace_file(path: str | os.PathLike) -> bool:
+    """True when `path` is a trace file, or a folder holding only trace files."""
+    p = Path(path)
+    if p.is_dir():
+        found = [f for f in p.rglob("*") if f.is_file() and f.name.endswith(SUFFIXES)]
+        return bool(found) and all(detect(f) for f in found)
     return p.is_file() and detect(p) is not None
 
 
-__all__ = ["Traces", "load_traces", "totals", "bill", "FORMATS", "is_trace_file"]
+__all__ = ["Traces", "load_traces", "totals", "bill", "FORMATS", "is_trace_file", "trace_files"]

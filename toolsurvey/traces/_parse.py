@@ -306,6 +306,7 @@ def _provider_results(req: dict):
 
 PARSERS = {"claude-code": claude_code, "otel": otel, "provider-log": provider_log}
 _CLAUDE_KEYS = re.compile(rb'"(sessionId|parentUuid|requestId|isSidechain)"')
+_CLAUDE_TYPE = re.compile(rb'"type": ?"(assistant|user)"')
 
 
 def detect(path: str | os.PathLike) -> str | None:
@@ -320,6 +321,8 @@ def detect(path: str | os.PathLike) -> str | None:
         rec = None
     if isinstance(rec, dict) and "response" in rec and "request" in rec:
         return "provider-log"
-    if _CLAUDE_KEYS.search(start) or (isinstance(rec, dict) and rec.get("type") in CLAUDE_OTHER | {"user", "assistant"}):
+    if isinstance(rec, dict) and rec.get("type") in CLAUDE_OTHER | {"user", "assistant"}:
+        return "claude-code"
+    if _CLAUDE_KEYS.search(start) and _CLAUDE_TYPE.search(start):  # a first line cut off or unusual
         return "claude-code"
     return None
