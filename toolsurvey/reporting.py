@@ -166,9 +166,11 @@ class _Inputs:
 
 
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
-           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None) -> Report:
+           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
+           traces: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log. Without a scenario the simulation's defaults are used, and the report says so.
+    Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -188,10 +190,17 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     if inp.scenario is not None:
         inp.run = _simulate(reg, inp.scenario)
     inp.findings = _audit(reg, inp)
+    from .traces.report import for_report
+
+    traces, usage = for_report(traces, usage)
     inp.usage = _usage(usage, reg, inp)
     planned = _plan(inp)  # before the summary, which quotes the plan's result
     sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), planned,
                 _sensitivity(inp), _method(inp)]
+    if traces is not None:
+        from .traces.report import section as traces_section
+
+        sections.insert(-1, traces_section(traces))
     n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
     return Report(title or "What our agent's tools cost",
