@@ -110,8 +110,11 @@ def documents(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]
 
 def head(path: str | os.PathLike, limit: int = 65536) -> bytes:
     """The first `limit` decompressed bytes of a file (for format detection); b'' if unreadable."""
+    out = b""
     try:
         with open_binary(path) as f:
-            return f.read(limit)
+            while len(out) < limit and (chunk := f.read(min(4096, limit - len(out)))):
+                out += chunk
     except (OSError, EOFError, zlib.error):
-        return b""
+        pass  # what was read before a cut-short gzip still tells the format
+    return out

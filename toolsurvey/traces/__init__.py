@@ -124,14 +124,16 @@ def _files(source: Any) -> list[str]:
 
 
 def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | None = None,
-                encoding: str = DEFAULT_ENCODING, engine: str = "auto",
-                scheduler: str | None = None) -> Traces:
+                encoding: str = DEFAULT_ENCODING, engine: str = "auto", scheduler: str | None = None,
+                keep_results: bool = True) -> Traces:
     """Read Claude Code JSONL, OTLP JSON (GenAI spans) or provider request logs into a Traces.
 
     `source` is a file, folder, glob or list of them; `format` one of FORMATS or "auto" (per file).
     Costs use `prices` (a price table, a price file, or the bundled prices). `engine` reads with the
     built-in streaming reader ("python"), DuckDB ("duckdb"), or a Dask cluster ("dask"); "auto" is
-    DuckDB when installed. Raises InputError for no files, an unknown format or a missing extra.
+    DuckDB when installed. `keep_results=False` keeps only the result token counts, not their text
+    (bounded memory for large folders). Raises InputError for no files, an unknown format or a
+    missing extra.
     """
     if format != "auto" and format not in FORMATS:
         raise InputError(f"unknown trace format {format!r}; expected auto or one of {', '.join(FORMATS)}")
@@ -142,15 +144,19 @@ def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | No
         from ._engines import duckdb_available
         engine = "duckdb" if duckdb_available() else "python"
     if engine == "python":
-        c = collect(files, format)
+        c = collect(files, format, encoding=encoding, keep_results=keep_results)
     else:
         from . import _engines
-        c = _engines.collect(files, format, engine=engine, scheduler=scheduler)
+
+        c = _engines.collect(files, format, engine=engine, scheduler=scheduler, encoding=encoding,
+                             keep_results=keep_results)
     return build(c, prices=prices, encoding=encoding, source=str(source))
 
 
-def collect(files: list[str], format: str = "auto") -> Collector:
-    """Parse `files` (each in its detected format) into one Collector."""
+def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,
+            keep_results: bool = True, every: int = 256) -> Collector:
+    """Parse `files` (each in its detected format) into one Collector, counting result tokens
+    every `every` files so that, without `keep_results`, no more than that many files' texts are held."""
     c = Collector()
     for f in files:
         fmt = detect(f) if format == "auto" else format
@@ -163,6 +169,9 @@ def collect(files: list[str], format: str = "auto") -> Collector:
             PARSERS[fmt](f, c)
         except OSError as e:
             c.skips.add(f, 0, f"cannot read: {e.strerror or e}", "unreadable file")
+        if len(c.files) % every == 0:
+            c.count_tokens(encoding, keep_results)
+    c.count_tokens(encoding, keep_results)
     return c
 
 
@@ -194,11 +203,13 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     req = pd.DataFrame(list(c.requests.values()))
     if req.empty:
         req = pd.DataFrame(columns=[k for k in REQUEST_COLUMNS if k not in ("cache_write", "cost")])
+    c.count_tokens(encoding)  # no-op for what a partition already counted
+    req["lines"] = req["lines"].map(len)
     req["timestamp"] = _time(req["timestamp"])
     req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
     for f in (*USAGE_FIELDS, "cache_write"):
         req[f] = req[f].astype("int64")
-    req["tool_definition_tokens"] = count_chunked(list(req["tool_definition_tokens"]), encoding)
+    req["tool_definition_tokens"] = req["tool_definition_tokens"].astype(float)
     req["subagent"] = req["subagent"].astype(bool)
     cost, warns = bill(req, prices)
     req["cost"] = cost
@@ -209,6 +220,7 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
              "each usage field is taken at its largest value over them (usage only grows while streaming)")
     if c.duplicate_files:
         dedup += f"; {c.duplicate_files:,} line(s) repeating a request already read from another file counted once"
+    c.skips.items.sort(key=lambda k: (k.file, k.line))  # engines meet them in different orders
     tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source)
     tr.sessions = sessions(tr)
     return tr
@@ -227,12 +239,12 @@ def _calls(c: Collector, encoding: str) -> pd.DataFrame:
     rows = []
     for call_id, call in c.calls.items():
         res = c.results.get(call_id, {})
-        rows.append({**call, "call_id": call_id, "result": res.get("result"), "error": bool(res.get("error"))})
-    df = pd.DataFrame(rows, columns=[k for k in CALL_COLUMNS if k not in ("arguments_bytes", "result_tokens",
-                                                                           "repeated")])
+        rows.append({**call, "call_id": call_id, "result": res.get("result"), "error": bool(res.get("error")),
+                     "result_tokens": res.get("tokens", math.nan)})
+    df = pd.DataFrame(rows, columns=[k for k in CALL_COLUMNS if k not in ("arguments_bytes", "repeated")])
+    df["result_tokens"] = df["result_tokens"].astype(float)
     df["timestamp"] = _time(df["timestamp"])
     df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]
-    df["result_tokens"] = count_chunked(list(df["result"]), encoding)
     df["subagent"] = df["subagent"].astype(bool)
     df["error"] = df["error"].astype(bool)
     key = df.assign(session=df["session"] + "\x00" + df["agent"])

@@ -42,23 +42,59 @@ class Collector:
         self.usage_lines += 1
         old = self.requests.get(key)
         if old is None:
-            self.requests[key] = {**row, "request_id": key, "file": file, "line": line, "lines": 1}
+            self.requests[key] = {**row, "request_id": key, "file": file, "line": line, "lines": [line]}
             return
         if old["file"] != file:
-            self.duplicate_files += 1
-            self.skips.add(file, line, f"request {key} was already read from {old['file']}:{old['line']} "
-                           "(a resumed session repeats it); counted once", "request seen in another file")
+            self._seen_elsewhere(key, file, line, old)
             return
-        old["lines"] += 1
+        old["lines"].append(line)
         for f in USAGE_FIELDS:
             old[f] = max(old[f], row[f])
         old["model"] = old["model"] or row["model"]
+
+    def _seen_elsewhere(self, key: str, file: str, line: int, old: dict) -> None:
+        self.duplicate_files += 1
+        self.skips.add(file, line, f"request {key} was already read from {old['file']}:{old['line']} "
+                       "(a resumed session repeats it); counted once", "request seen in another file")
 
     def call(self, call_id: str, row: dict) -> None:
         self.calls.setdefault(call_id, row)
 
     def result(self, call_id: str, text: str | None, error: bool) -> None:
         self.results.setdefault(call_id, {"result": text, "error": error})
+
+    def count_tokens(self, encoding: str, keep_text: bool = True) -> None:
+        """Count result and tool-definition tokens now (in batches); drop the texts unless `keep_text`."""
+        from . import count_chunked
+
+        todo = [r for r in self.results.values() if "tokens" not in r]
+        for r, n in zip(todo, count_chunked((r["result"] for r in todo), encoding), strict=True):
+            r["tokens"] = n
+            if not keep_text:
+                r["result"] = None
+        reqs = [r for r in self.requests.values() if isinstance(r["tool_definition_tokens"], str)]
+        for r, n in zip(reqs, count_chunked((r["tool_definition_tokens"] for r in reqs), encoding), strict=True):
+            r["tool_definition_tokens"] = n
+
+    def merge(self, other: Collector) -> None:
+        """Add a Collector of later files, as if their lines had been read after this one's."""
+        for key, row in other.requests.items():
+            old = self.requests.get(key)
+            if old is None:
+                self.requests[key] = row
+            else:  # only across files: one file is read by one partition
+                for line in row["lines"]:
+                    self._seen_elsewhere(key, row["file"], line, old)
+        for call_id, row in other.calls.items():
+            self.calls.setdefault(call_id, row)
+        for call_id, row in other.results.items():
+            self.results.setdefault(call_id, row)
+        self.skips.items += other.skips.items
+        self.skips.reasons.update(other.skips.reasons)
+        self.usage_lines += other.usage_lines
+        self.duplicate_files += other.duplicate_files
+        self.other_lines += other.other_lines
+        self.files.update(other.files)
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -121,9 +157,14 @@ def _anthropic_usage(u: dict) -> dict:
 # ---------------------------------------------------------------- Claude Code session JSONL
 
 def claude_code(path: str, c: Collector) -> None:
+    claude_records(path, documents(path, c.skips), c)
+
+
+def claude_records(path: str, records, c: Collector) -> None:
+    """Add (line number, record) pairs of one Claude Code file (read by any engine) to `c`."""
     p = Path(path)
     subagent_file = p.name.startswith("agent-") and "subagents" in p.parts
-    for n, rec in documents(path, c.skips):
+    for n, rec in records:
         if not isinstance(rec, dict):
             c.skips.add(path, n, f"expected a JSON object, found {type(rec).__name__}", "not an object")
             continue
