@@ -59,6 +59,22 @@ def open_binary(path: str | os.PathLike) -> IO[bytes]:
     return f
 
 
+def _loads():
+    """orjson's parser when installed (the traces extra), else json's; both give the same values."""
+    try:
+        import orjson
+    except ImportError:
+        return json.loads
+
+    def loads(raw: bytes) -> Any:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return json.loads(raw)  # what orjson refuses (lone surrogates) json reads; json words real errors
+
+    return loads
+
+
 def json_lines(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for each JSON line of `path`; bad lines go to `skips`.
 
@@ -66,6 +82,7 @@ def json_lines(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any
     raised to the caller (a missing file is the caller's error to word).
     """
     name = os.fspath(path)
+    loads = _loads()
     n = 0
     with open_binary(path) as f:
         it = iter(f)
@@ -81,7 +98,7 @@ def json_lines(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any
             if not raw.strip():
                 continue
             try:
-                yield n, json.loads(raw)
+                yield n, loads(raw)
             except UnicodeDecodeError:
                 skips.add(name, n, "not UTF-8 text", "not UTF-8")
             except json.JSONDecodeError as e:
@@ -95,7 +112,10 @@ def json_lines(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any
 
 
 def documents(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]]:
-    """Like `json_lines`, but a file holding one pretty-printed JSON document is read whole."""
+    """Like `json_lines`, but a .json file holding one pretty-printed JSON document is read whole."""
+    if not os.fspath(path).endswith((".json", ".json.gz")):
+        yield from json_lines(path, skips)
+        return
     start = head(path, 1 << 16).lstrip()
     first = start.split(b"\n", 1)[0].strip()
     if start.startswith((b"{", b"[")) and first in (b"{", b"["):  # an indented document, not JSON Lines

@@ -18,7 +18,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="skip per-file detection")
     p.add_argument("--prices", default=None, metavar="FILE", help="price file (toolsurvey TOML or LiteLLM JSON)")
     p.add_argument("--engine", default="auto", choices=ENGINES,
-                   help="reader: auto (DuckDB when installed), python, duckdb, dask")
+                   help="reader: auto (the built-in streaming reader), python, duckdb, dask")
     p.add_argument("--dask-scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"), metavar="ADDRESS",
                    help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
     add_output_args(p)
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit, print_warnings
 
     tr = load_traces(args.paths, format=args.input_format, prices=args.prices, engine=args.engine,
-                     scheduler=args.dask_scheduler)
+                     scheduler=args.dask_scheduler, keep_results=False)  # counts only: bounded memory
     print_warnings(tr.problems)
     if args.format != "table":
         print(tr.summary(), file=sys.stderr)

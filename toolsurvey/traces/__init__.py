@@ -130,8 +130,7 @@ def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | No
 
     `source` is a file, folder, glob or list of them; `format` one of FORMATS or "auto" (per file).
     Costs use `prices` (a price table, a price file, or the bundled prices). `engine` reads with the
-    built-in streaming reader ("python"), DuckDB ("duckdb"), or a Dask cluster ("dask"); "auto" is
-    DuckDB when installed. `keep_results=False` keeps only the result token counts, not their text
+    built-in streaming reader ("python", also "auto"), DuckDB ("duckdb"), or a Dask cluster ("dask"). `keep_results=False` keeps only the result token counts, not their text
     (bounded memory for large folders). Raises InputError for no files, an unknown format or a
     missing extra.
     """
@@ -140,9 +139,8 @@ def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | No
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
     files = _files(source)
-    if engine == "auto":
-        from ._engines import duckdb_available
-        engine = "duckdb" if duckdb_available() else "python"
+    if engine == "auto":  # the streaming reader measured fastest on one machine (bench/traces.py)
+        engine = "python"
     if engine == "python":
         c = collect(files, format, encoding=encoding, keep_results=keep_results)
     else:
@@ -182,7 +180,8 @@ def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING,
     batch: list[str] = []
 
     def flush():
-        out.extend(float(len(t)) for t in enc.encode_ordinary_batch(batch))
+        # One text at a time: encode_ordinary_batch's thread pool costs more than it saves on a few cores.
+        out.extend(float(len(enc.encode_ordinary(t))) for t in batch)
         batch.clear()
 
     for t in texts:
@@ -234,8 +233,6 @@ def _time(col: pd.Series) -> pd.Series:
 
 
 def _calls(c: Collector, encoding: str) -> pd.DataFrame:
-    from ..usage import repeated
-
     rows = []
     for call_id, call in c.calls.items():
         res = c.results.get(call_id, {})
@@ -247,8 +244,9 @@ def _calls(c: Collector, encoding: str) -> pd.DataFrame:
     df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]
     df["subagent"] = df["subagent"].astype(bool)
     df["error"] = df["error"].astype(bool)
-    key = df.assign(session=df["session"] + "\x00" + df["agent"])
-    df["repeated"] = repeated(key).astype(bool) if len(df) else pd.Series(dtype=bool)
+    # usage.repeated's rule (same server, tool and arguments earlier in the task), vectorised per thread
+    df["repeated"] = (df["session"] + "\x00" + df["agent"] + "\x00" + df["server"].fillna("") + "\x00"
+                      + df["tool"] + "\x00" + df["arguments"]).duplicated() if len(df) else pd.Series(dtype=bool)
     return df[CALL_COLUMNS].sort_values(["session", "timestamp"], kind="stable").reset_index(drop=True)
 
 
@@ -270,29 +268,24 @@ def bill(req: pd.DataFrame, prices=None) -> tuple[list[float], list[str]]:
     from ..prices import PER_MILLION, load_prices
 
     table = prices if isinstance(prices, Mapping) else load_prices(prices)
-    out, unknown = [], {}
-    cache: dict[str, Any] = {}
-    for row in req[["model", *USAGE_FIELDS]].itertuples(index=False):
-        model = row.model
-        if not any(getattr(row, f) for f in USAGE_FIELDS):
-            out.append(0.0)  # e.g. Claude Code's "<synthetic>" error messages: nothing billed
-            continue
-        if model not in cache:
-            try:
-                cache[model] = price_of(model, table)
-            except InputError:
-                cache[model] = None
-        p = cache[model]
-        if p is None:
-            unknown[model] = unknown.get(model, 0) + 1
-            out.append(math.nan)
+    out = pd.Series(math.nan, index=req.index, dtype=float)
+    billed = req[list(USAGE_FIELDS)].sum(axis=1) > 0
+    unknown = {}
+    for model, g in req.groupby("model", sort=False):
+        try:
+            p = price_of(str(model), table)
+        except InputError:
+            if billed[g.index].any():
+                unknown[model] = int(billed[g.index].sum())
             continue
         hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
-        out.append((row.input_tokens * p.input + row.cache_write_5m * p.cache_write + row.cache_write_1h * hour
-                    + row.cache_read * p.cache_read + row.output_tokens * p.output) / PER_MILLION)
+        out[g.index] = (g["input_tokens"] * p.input + g["cache_write_5m"] * p.cache_write
+                        + g["cache_write_1h"] * hour + g["cache_read"] * p.cache_read
+                        + g["output_tokens"] * p.output) / PER_MILLION
+    out[~billed] = 0.0  # e.g. Claude Code's "<synthetic>" error messages: nothing billed, whatever the model
     warns = [f"{n:,} request(s) of model {m or '(none)'!r} have no price, so their cost is NaN; add the model "
              "with a price file (--prices) or overrides" for m, n in sorted(unknown.items())]
-    return out, warns
+    return list(out), warns
 
 
 def sessions(tr: Traces) -> pd.DataFrame:
