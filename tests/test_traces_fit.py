@@ -83,3 +83,14 @@ def test_report_with_traces_has_the_measured_vs_simulated_section():
     assert "What your traces say" in rep.to_markdown()
     # the usage log sections read the same traces: every recorded tool call counts
     assert rep.tables["responses"].data["calls"].sum() <= len(ts.load_traces(folder).calls)
+
+
+def test_notebook_06_shows_measured_vs_simulated_for_the_sample_traces():
+    import nbformat
+    from test_notebooks import NOTEBOOKS, execute
+
+    done = execute(nbformat.read(NOTEBOOKS / "06_traces.ipynb", as_version=4))
+    text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                     for c in done.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "(total)" in text and "simulated" in text
+    assert "within" in text  # the verdict on the sample traces

@@ -182,3 +182,20 @@ def _verdict(total: pd.Series) -> str:
     side = "over" if err > 0 else "under"
     return (f"the simulation is {abs(err):.1%} {side} the billed cost (more than {TOLERANCE:.0%}); the largest gap is "
             f"in {part.replace('_', ' ')} (${gaps[part]:+,.4f}), so check {DRIVERS[part]}")
+
+
+def input_split(tr: Traces) -> pd.DataFrame:
+    """Each request's billed input split into the fixed prefix (the thread's first request: system
+    prompt, tool definitions, first message), the new text since the previous request (the latest
+    call and result) and the history in between."""
+    r = _threads(tr)
+    total = (r["input_tokens"] + r["cache_write"] + r["cache_read"]).astype(float)
+    keys = [r["session"], r["agent"]]
+    prefix = total.groupby(keys).transform("first")
+    new = (total - total.groupby(keys).shift(1)).fillna(0).clip(lower=0)
+    prefix = prefix.where(r["step"] > 1, total)
+    history = (total - prefix - new).clip(lower=0)
+    new = total - prefix.clip(upper=total) - history
+    return pd.DataFrame({"session": r["session"], "agent": r["agent"], "step": r["step"],
+                         "timestamp": r["timestamp"], "prefix": prefix.clip(upper=total),
+                         "history": history, "new": new.clip(lower=0), "total": total}).reset_index(drop=True)
