@@ -51,3 +51,14 @@ def test_responses_reads_the_results_recorded_in_traces(capsys):
                   for b in (json.loads(line).get("message") or {}).get("content") or []
                   if isinstance(b, dict) and b.get("type") == "tool_result")
     assert sum(r["payloads"] for r in rows) == results
+
+
+def test_notebook_04_runs_on_agent_traces():
+    import nbformat
+    from test_notebooks import NOTEBOOKS, execute, with_parameters
+
+    nb = with_parameters(nbformat.read(NOTEBOOKS / "04_response_trimming.ipynb", as_version=4),
+                         'responses = "../data/traces/claude-code"')
+    done = execute(nb)
+    assert not [o for c in done.cells if c.cell_type == "code" for o in c.get("outputs", [])
+                if o.get("output_type") == "error"]

@@ -69,6 +69,10 @@ class Traces:
                                                      "unpriced models left out, see warnings)"
                                                      if r["cost"].isna().any() else ""),
                  f"deduplicated: {self.dedup}"]
+        if len(self.calls):
+            by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
+            lines.insert(2, f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by.head(8).items())}"
+                            + (f" and {len(by) - 8} more tools" if len(by) > 8 else ""))
         if len(self.skips):
             lines.append(self.skips.summary())
         return "\n".join(lines)

@@ -164,6 +164,7 @@ def compare(tr: Traces, scenario: Scenario | None = None) -> pd.DataFrame:
     per = pd.DataFrame(rows).groupby("session", sort=True).sum(min_count=1).reset_index()
     total = per.drop(columns="session").sum(min_count=1)
     per = pd.concat([per, pd.DataFrame([{"session": "(total)", **total}])], ignore_index=True)
+    per["requests"] = per["requests"].astype("int64")
     per["error"] = (per["simulated"] - per["billed"]) / per["billed"]
     per["within_10pct"] = per["error"].abs() <= TOLERANCE
     per.attrs["verdict"] = _verdict(per.iloc[-1])
