@@ -50,11 +50,18 @@ def test_duckdb_gives_the_numbers_and_warnings_of_the_builtin_reader(folder):
     _same(ref, load_traces(folder, engine="duckdb"))
 
 
-def test_dask_on_a_two_worker_local_cluster_gives_the_same_numbers(folder):
+def test_dask_on_a_two_worker_local_cluster_gives_the_same_numbers(folder, monkeypatch, capsys):
+    from toolsurvey.cli import main
+
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
         got = load_traces(folder, engine="dask", scheduler=cluster.scheduler_address)
-    _same(load_traces(folder, engine="python"), got)
+        monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+        assert main(["traces", str(folder), "--engine", "dask", "--format", "json", "--by", "day"]) == 0
+    ref = load_traces(folder, engine="python")
+    _same(ref, got)
+    rows = json.loads(capsys.readouterr().out)
+    assert sum(r["cost"] or 0 for r in rows) == pytest.approx(ref.requests["cost"].sum())
 
 
 def test_a_missing_engine_names_its_extra(folder, monkeypatch):
