@@ -22,7 +22,7 @@ import pandas as pd
 from .._stream import Skips
 from ..errors import InputError
 from ..tokens import DEFAULT_ENCODING, get_encoding
-from ._parse import FORMATS, PARSERS, USAGE_FIELDS, Collector, detect
+from ._parse import CALL_FIELDS, FORMATS, PARSERS, REQUEST_FIELDS, USAGE_FIELDS, Collector, detect
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
@@ -203,10 +203,8 @@ def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING,
 
 def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source: str = "") -> Traces:
     """Tables from a Collector: tokens counted, costs billed, repeats flagged, sessions summed."""
-    req = pd.DataFrame(list(c.requests.values()))
-    if req.empty:
-        req = pd.DataFrame(columns=[k for k in REQUEST_COLUMNS if k not in ("cache_write", "cost")])
     c.count_tokens(encoding)  # no-op for what a partition already counted
+    req = pd.DataFrame(list(c.requests.values()), columns=list(REQUEST_FIELDS))
     req["lines"] = req["lines"].map(len)
     req["timestamp"] = _time(req["timestamp"])
     req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
@@ -237,12 +235,9 @@ def _time(col: pd.Series) -> pd.Series:
 
 
 def _calls(c: Collector, encoding: str) -> pd.DataFrame:
-    rows = []
-    for call_id, call in c.calls.items():
-        res = c.results.get(call_id, {})
-        rows.append({**call, "call_id": call_id, "result": res.get("result"), "error": bool(res.get("error")),
-                     "result_tokens": res.get("tokens", math.nan)})
-    df = pd.DataFrame(rows, columns=[k for k in CALL_COLUMNS if k not in ("arguments_bytes", "repeated")])
+    none = [None, False, math.nan]
+    rows = [(*call, call_id, *c.results.get(call_id, none)) for call_id, call in c.calls.items()]
+    df = pd.DataFrame(rows, columns=[*CALL_FIELDS, "call_id", "result", "error", "result_tokens"])
     df["result_tokens"] = df["result_tokens"].astype(float)
     df["timestamp"] = _time(df["timestamp"])
     df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,13 +25,26 @@ CLAUDE_OTHER = {"summary", "system", "file-history-snapshot", "queue-operation",
 CHAT_OPS = {"chat", "text_completion", "generate_content"}
 
 
+# Rows are stored as lists in these column orders (a dict per row would take several times the memory).
+REQUEST_FIELDS = ("session", "subagent", "agent", "timestamp", "model", "tool_definition_tokens", *USAGE_FIELDS,
+                  "request_id", "file", "line", "lines")
+CALL_FIELDS = ("session", "subagent", "agent", "timestamp", "tool", "server", "arguments")
+_AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
+_USAGE_AT = [_AT[f] for f in USAGE_FIELDS]
+_TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
+
+
+def _intern(v: Any) -> Any:
+    return sys.intern(v) if isinstance(v, str) else v
+
+
 @dataclass
 class Collector:
     """What the parsers found across all files of one load."""
 
-    requests: dict[str, dict] = field(default_factory=dict)
-    calls: dict[str, dict] = field(default_factory=dict)
-    results: dict[str, dict] = field(default_factory=dict)
+    requests: dict[str, list] = field(default_factory=dict)
+    calls: dict[str, tuple] = field(default_factory=dict)
+    results: dict[str, list] = field(default_factory=dict)
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
     duplicate_files: int = 0      # request lines skipped because another file had the request
@@ -42,39 +56,46 @@ class Collector:
         self.usage_lines += 1
         old = self.requests.get(key)
         if old is None:
-            self.requests[key] = {**row, "request_id": key, "file": file, "line": line, "lines": [line]}
+            self.requests[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
+                                  _intern(row["model"]), row["tool_definition_tokens"],
+                                  *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line]]
             return
-        if old["file"] != file:
+        if old[_AT["file"]] != file:
             self._seen_elsewhere(key, file, line, old)
             return
-        old["lines"].append(line)
-        for f in USAGE_FIELDS:
-            old[f] = max(old[f], row[f])
-        old["model"] = old["model"] or row["model"]
+        old[_AT["lines"]].append(line)
+        for f, i in zip(USAGE_FIELDS, _USAGE_AT, strict=True):
+            if row[f] > old[i]:
+                old[i] = row[f]
+        if not old[_AT["model"]]:
+            old[_AT["model"]] = _intern(row["model"])
 
-    def _seen_elsewhere(self, key: str, file: str, line: int, old: dict) -> None:
+    def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
         self.duplicate_files += 1
-        self.skips.add(file, line, f"request {key} was already read from {old['file']}:{old['line']} "
+        self.skips.add(file, line, f"request {key} was already read from {old[_AT['file']]}:{old[_AT['line']]} "
                        "(a resumed session repeats it); counted once", "request seen in another file")
 
     def call(self, call_id: str, row: dict) -> None:
-        self.calls.setdefault(call_id, row)
+        if call_id not in self.calls:
+            self.calls[call_id] = tuple(_intern(row[f]) if f != "arguments" else row[f] for f in CALL_FIELDS)
 
     def result(self, call_id: str, text: str | None, error: bool) -> None:
-        self.results.setdefault(call_id, {"result": text, "error": error})
+        if call_id not in self.results:
+            self.results[call_id] = [text, error, None]
 
     def count_tokens(self, encoding: str, keep_text: bool = True) -> None:
         """Count result and tool-definition tokens now (in batches); drop the texts unless `keep_text`."""
         from . import count_chunked
 
-        todo = [r for r in self.results.values() if "tokens" not in r]
-        for r, n in zip(todo, count_chunked((r["result"] for r in todo), encoding), strict=True):
-            r["tokens"] = n
+        todo = [r for r in self.results.values() if r[_TOKENS] is None]
+        for r, n in zip(todo, count_chunked((r[_TEXT] for r in todo), encoding), strict=True):
+            r[_TOKENS] = n
             if not keep_text:
-                r["result"] = None
-        reqs = [r for r in self.requests.values() if isinstance(r["tool_definition_tokens"], str)]
-        for r, n in zip(reqs, count_chunked((r["tool_definition_tokens"] for r in reqs), encoding), strict=True):
-            r["tool_definition_tokens"] = n
+                r[_TEXT] = None
+        at = _AT["tool_definition_tokens"]
+        reqs = [r for r in self.requests.values() if isinstance(r[at], str)]
+        for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
+            r[at] = n
 
     def merge(self, other: Collector) -> None:
         """Add a Collector of later files, as if their lines had been read after this one's."""
@@ -83,8 +104,8 @@ class Collector:
             if old is None:
                 self.requests[key] = row
             else:  # only across files: one file is read by one partition
-                for line in row["lines"]:
-                    self._seen_elsewhere(key, row["file"], line, old)
+                for line in row[_AT["lines"]]:
+                    self._seen_elsewhere(key, row[_AT["file"]], line, old)
         for call_id, row in other.calls.items():
             self.calls.setdefault(call_id, row)
         for call_id, row in other.results.items():
