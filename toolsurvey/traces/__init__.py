@@ -205,6 +205,7 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     """Tables from a Collector: tokens counted, costs billed, repeats flagged, sessions summed."""
     c.count_tokens(encoding)  # no-op for what a partition already counted
     req = pd.DataFrame(list(c.requests.values()), columns=list(REQUEST_FIELDS))
+    c.requests.clear()  # the table has them now: free the rows before the calls are built
     req["lines"] = req["lines"].map(len)
     req["timestamp"] = _time(req["timestamp"])
     req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
@@ -216,6 +217,8 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     req["cost"] = cost
     req = req[REQUEST_COLUMNS].sort_values(["session", "timestamp", "request_id"], kind="stable")
     calls = _calls(c, encoding)
+    c.calls.clear()
+    c.results.clear()
     dedup = (f"{c.usage_lines:,} line(s) with usage -> {len(req):,} request(s): lines sharing a request id "
              "(Claude Code requestId, else message id; span id; response id) are one streamed request, and "
              "each usage field is taken at its largest value over them (usage only grows while streaming)")

@@ -369,11 +369,12 @@ def _provider_results(req: dict):
 PARSERS = {"claude-code": claude_code, "otel": otel, "provider-log": provider_log}
 _CLAUDE_KEYS = re.compile(rb'"(sessionId|parentUuid|requestId|isSidechain)"')
 _CLAUDE_TYPE = re.compile(rb'"type": ?"(assistant|user)"')
+_PROVIDER_KEYS = re.compile(rb'^\{\s*("timestamp"[^{]*?,\s*|"session"[^{]*?,\s*)*"(request|response)"\s*:\s*\{')
 
 
 def detect(path: str | os.PathLike) -> str | None:
     """The trace format of a file from its first bytes, or None when it is none of FORMATS."""
-    start = head(path)
+    start = head(path, 16384)  # the first line, or enough of it: detection reads every file once more
     if b'"resourceSpans"' in start:
         return "otel"
     first = start.lstrip().split(b"\n", 1)[0]
@@ -387,4 +388,6 @@ def detect(path: str | os.PathLike) -> str | None:
         return "claude-code"
     if _CLAUDE_KEYS.search(start) and _CLAUDE_TYPE.search(start):  # a first line cut off or unusual
         return "claude-code"
+    if rec is None and _PROVIDER_KEYS.search(first):  # a request body longer than the bytes read
+        return "provider-log"
     return None
