@@ -47,6 +47,9 @@ def test_duckdb_gives_the_numbers_and_warnings_of_the_builtin_reader(folder):
     assert ref.skips.reasons["request seen in another file"] > 0  # bad.jsonl repeats a session's requests
     assert {"truncated last line", "unknown line type", "not an object", "no usage", "invalid JSON",
             "corrupt gzip"} <= set(ref.skips.reasons)
+    # OTLP nanoseconds and ISO text read into one column: every generated request is on 2026-03-02/03
+    stamps = ref.requests.loc[~ref.requests["file"].str.endswith("real.jsonl"), "timestamp"]
+    assert stamps.dt.strftime("%Y-%m").eq("2026-03").all()
     _same(ref, load_traces(folder, engine="duckdb"))
 
 

@@ -231,10 +231,14 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
 
 
 def _time(col: pd.Series) -> pd.Series:
-    """UTC timestamps from ISO text or Unix nanoseconds (OTLP)."""
-    if len(col) and all(isinstance(v, (int, float)) or v is None for v in col):
-        return pd.to_datetime(col, unit="ns", utc=True)
-    return pd.to_datetime(col, utc=True, errors="coerce", format="mixed")
+    """UTC timestamps from ISO text or Unix nanoseconds (OTLP), both in one column when formats mix."""
+    ns = col.map(lambda v: isinstance(v, int) and not isinstance(v, bool))
+    out = pd.Series(pd.NaT, index=col.index, dtype="datetime64[ns, UTC]")
+    if ns.any():
+        out[ns] = pd.to_datetime(col[ns].astype("int64"), unit="ns", utc=True)
+    if (~ns).any():
+        out[~ns] = pd.to_datetime(col[~ns], utc=True, errors="coerce", format="mixed")
+    return out
 
 
 def _calls(c: Collector, encoding: str) -> pd.DataFrame:
