@@ -204,7 +204,7 @@ def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING,
 def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source: str = "") -> Traces:
     """Tables from a Collector: tokens counted, costs billed, repeats flagged, sessions summed."""
     c.count_tokens(encoding)  # no-op for what a partition already counted
-    req = pd.DataFrame(list(c.requests.values()), columns=list(REQUEST_FIELDS))
+    req = _columns(list(c.requests.values()), REQUEST_FIELDS)
     c.requests.clear()  # the table has them now: free the rows before the calls are built
     req["lines"] = req["lines"].map(len)
     req["timestamp"] = _time(req["timestamp"])
@@ -217,8 +217,6 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     req["cost"] = cost
     req = req[REQUEST_COLUMNS].sort_values(["session", "timestamp", "request_id"], kind="stable")
     calls = _calls(c, encoding)
-    c.calls.clear()
-    c.results.clear()
     dedup = (f"{c.usage_lines:,} line(s) with usage -> {len(req):,} request(s): lines sharing a request id "
              "(Claude Code requestId, else message id; span id; response id) are one streamed request, and "
              "each usage field is taken at its largest value over them (usage only grows while streaming)")
@@ -228,6 +226,13 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source)
     tr.sessions = sessions(tr)
     return tr
+
+
+def _columns(rows: list, names) -> pd.DataFrame:
+    """A DataFrame built column by column (no 2-D object array of every row at once), emptying `rows`."""
+    cols = {n: pd.Series([r[i] for r in rows], dtype=object if rows else None) for i, n in enumerate(names)}
+    rows.clear()
+    return pd.DataFrame(cols).infer_objects()
 
 
 def _time(col: pd.Series) -> pd.Series:
@@ -244,7 +249,9 @@ def _time(col: pd.Series) -> pd.Series:
 def _calls(c: Collector, encoding: str) -> pd.DataFrame:
     none = [None, False, math.nan]
     rows = [(*call, call_id, *c.results.get(call_id, none)) for call_id, call in c.calls.items()]
-    df = pd.DataFrame(rows, columns=[*CALL_FIELDS, "call_id", "result", "error", "result_tokens"])
+    c.calls.clear()
+    c.results.clear()
+    df = _columns(rows, (*CALL_FIELDS, "call_id", "result", "error", "result_tokens"))
     df["result_tokens"] = df["result_tokens"].astype(float)
     df["timestamp"] = _time(df["timestamp"])
     df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]
