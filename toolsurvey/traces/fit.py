@@ -15,7 +15,7 @@ import pandas as pd
 from ..errors import InputError
 from ..prices import load_prices
 from ..scenario import Scenario
-from . import Traces, price_of
+from . import HOUR_WRITE_FACTOR, Traces, price_of
 
 TOLERANCE = 0.10  # a simulation further than this from the bill says so
 # Which scenario input a billed component depends on most, to name the input driving a gap.
@@ -141,18 +141,18 @@ def compare(tr: Traces, scenario: Scenario | None = None) -> pd.DataFrame:
         sc = dataclasses.replace(sc, registry_size=0, tool_tokens=0.0)  # compare in average-size mode
     r = _threads(tr)
     prices = load_prices()
-    billed_parts = pd.DataFrame({"uncached": 0.0, "cache_write": 0.0, "cache_read": 0.0, "output": 0.0},
-                                index=r.index)
-    for i, row in r.iterrows():
+    billed_parts = pd.DataFrame(np.nan, columns=list(DRIVERS), index=r.index)
+    for model, g in r.groupby("model", sort=False):  # the parts of `bill`'s cost, per model
         try:
-            p = price_of(row["model"], prices)
+            p = price_of(str(model), prices)
         except InputError:
-            billed_parts.loc[i] = np.nan
             continue
-        hour = getattr(p, "cache_write_1h", None) or 2.0 * p.input
-        billed_parts.loc[i] = [row["input_tokens"] * p.input / 1e6,
-                               (row["cache_write_5m"] * p.cache_write + row["cache_write_1h"] * hour) / 1e6,
-                               row["cache_read"] * p.cache_read / 1e6, row["output_tokens"] * p.output / 1e6]
+        hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
+        billed_parts.loc[g.index, "uncached"] = g["input_tokens"] * p.input / 1e6
+        billed_parts.loc[g.index, "cache_write"] = (g["cache_write_5m"] * p.cache_write
+                                                    + g["cache_write_1h"] * hour) / 1e6
+        billed_parts.loc[g.index, "cache_read"] = g["cache_read"] * p.cache_read / 1e6
+        billed_parts.loc[g.index, "output"] = g["output_tokens"] * p.output / 1e6
     cache: dict = {}
     rows = []
     for (session, _agent), g in r.groupby(["session", "agent"], sort=True):
