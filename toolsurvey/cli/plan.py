@@ -13,7 +13,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
-    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL) for unused tools and result sizes")
+    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL), or agent traces, for unused tools and result sizes")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
     p.add_argument("--window-days", dest="window_days", type=float, default=90,

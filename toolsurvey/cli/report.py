@@ -14,7 +14,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
     add_registry_args(p)
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
-    p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
+    p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV), or agent traces (Claude Code, OTLP JSON, provider logs), for unused tools and response costs")
     add_measure_args(p)
     p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
