@@ -24,12 +24,13 @@ def short_hash(path: Path) -> str:
     return h.hexdigest()[:HASH_CHARS]
 
 
-def meta(sources: list, *, scenario: Any = None, usage: Any = None) -> dict:
+def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any = None) -> dict:
     """The date, toolsurvey's version and the inputs as [(role, name, short sha256 or "")]."""
     from . import __version__
 
     inputs = []
-    for role, src in [*(("registry", s) for s in sources), ("scenario", scenario), ("usage log", usage)]:
+    for role, src in [*(("registry", s) for s in sources), ("scenario", scenario), ("usage log", usage),
+                      ("traces", traces)]:
         if not isinstance(src, (str, os.PathLike)):
             continue
         p = Path(src)
