@@ -113,3 +113,14 @@ def test_audit_shows_a_progress_bar_on_a_terminal_only(tmp_path, monkeypatch):
     assert "auditing tools" in (shown := _stderr(argv, monkeypatch, terminal=True)) and "300/300" in shown
     assert "auditing tools" not in _stderr([*argv, "--quiet"], monkeypatch, terminal=True)
     assert "auditing tools" not in _stderr(argv, monkeypatch, terminal=False)
+
+
+def test_traces_show_a_progress_bar_on_a_terminal_only(monkeypatch):
+    import re
+
+    argv = ["traces", str(ROOT / "data" / "traces"), "--format", "json"]
+    shown = _stderr(argv, monkeypatch, terminal=True)
+    done = re.findall(r"(\d+)/(\d+)", shown)
+    assert "reading trace files" in shown and done and done[-1][0] == done[-1][1]  # every file read
+    assert "reading trace files" not in _stderr([*argv, "--quiet"], monkeypatch, terminal=True)
+    assert "reading trace files" not in _stderr(argv, monkeypatch, terminal=False)
