@@ -5,6 +5,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import toolsurvey as ts
@@ -135,3 +136,15 @@ def test_rich_markup_in_names_prints_literally(cli, write_json):
     for argv in (["footprint", reg, "--wide"], ["audit", reg, "--wide"]):
         code, out, _ = cli(*argv)
         assert code == 0 and name in out, out
+
+
+def test_trace_charts_show_markup_in_tool_and_session_names_as_text():
+    from toolsurvey.traces import charts as trace_charts
+
+    totals = pd.DataFrame({"server": ["evil"], "tool": [LINK], "calls": [1], "errors": [0], "repeated": [0],
+                           "result_tokens": [10]})
+    text = _strings(trace_charts.tool_results(totals))
+    assert "<a href" not in text and "&lt;a href" in text
+    billed = pd.DataFrame({"session": [LINK, "(total)"], "billed": [1.0, 1.0], "simulated": [1.0, 1.0]})
+    text = _strings(trace_charts.measured_vs_simulated(billed))
+    assert "<a href" not in text and "&lt;a href" in text
