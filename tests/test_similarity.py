@@ -39,20 +39,21 @@ def test_score_is_sklearn_tfidf_cosine_of_the_folded_text():
     fold = Folder(CFG)
     x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform([fold.text(t) for t in r])
     expected = float((x[0] @ x[1].T).toarray()[0, 0])
-    p = similar_pairs(r, threshold=0.0, config=CFG)
+    p = similar_pairs(r, threshold=0.0, method="tfidf", config=CFG)
     assert p["score"][0] == pytest.approx(expected, abs=1e-4)
 
 
 def test_different_actions_are_never_duplicates():
     r = reg(("get_ticket", "Get one ticket by key with its full history."),
             ("close_ticket", "Close one ticket by key with its full history."))
-    assert similar_pairs(r, threshold=0.0, config=CFG).empty
+    for method in ("tfidf", "scored"):
+        assert similar_pairs(r, threshold=0.0, method=method, config=CFG).empty
 
 
 def test_same_action_and_object_is_a_pair_whatever_the_wording():
     r = reg(("create_incident", "Declare a major outage and open a war room."),
             ("open_incident", "Starts one."))
-    p = similar_pairs(r, threshold=0.99, config=CFG)
+    p = similar_pairs(r, threshold=0.99, method="tfidf", config=CFG)
     assert list(p["basis"]) == ["same action and object"]
 
 
@@ -67,7 +68,7 @@ def test_clusters_do_not_chain():
 def test_clusters_lists_members():
     r = reg(("get_incident", "Gets an incident."), ("get_incident_details", "Gets incident details."),
             ("restart_service", "Restart every instance of a service in batches."))
-    assert clusters(similar_pairs(r, config=CFG)) == [[("default", "get_incident"), ("default", "get_incident_details")]]
+    assert clusters(similar_pairs(r, method="tfidf", config=CFG)) == [[("default", "get_incident"), ("default", "get_incident_details")]]
 
 
 def test_bad_threshold_and_method():
@@ -128,10 +129,10 @@ def _eval(method):
     return tp / (tp + fp), tp / (tp + fn)
 
 
-def test_scored_method_is_precise_on_held_out_real_pairs():
-    # goal: precision >= 0.9 at recall >= 0.7; measured today 0.91 / 0.54 (recall goal not met yet)
-    precision, recall = _eval("scored")
-    assert precision >= 0.9 and recall >= 0.5
+def test_default_method_meets_the_goal_on_held_out_real_pairs():
+    # issue 12: precision >= 0.9 at recall >= 0.7 on the pairs the weights and threshold never saw
+    precision, recall = _eval(CFG["method"])
+    assert precision >= 0.9 and recall >= 0.7
 
 
 def test_read_and_write_tools_are_never_paired():
@@ -146,12 +147,15 @@ def test_same_operation_on_different_products_is_not_a_duplicate():
              for s, p in (("gh", "GitHub"), ("gl", "GitLab"))]
     tools += [Tool(f"{v}_file", f"{v.capitalize()} a file in a {p} project.", {"type": "object"}, server=s)
               for s, p in (("gh", "GitHub"), ("gl", "GitLab")) for v in ("get", "delete")]
-    assert similar_pairs(Registry.from_tools(tools), threshold=0.0, config=CFG).empty
+    for method in ("tfidf", "scored"):
+        assert similar_pairs(Registry.from_tools(tools), threshold=0.0, method=method, config=CFG).empty
 
 
-def test_memory_at_20k_tools_stays_under_300_mb():
+@pytest.mark.parametrize("method", ["tfidf", "scored"])
+def test_memory_at_20k_tools_stays_under_300_mb(method):
     # issue 15: sparse top-k neighbours, not dense n x n blocks; measured in a fresh process on the
-    # real-shaped registry bench/audit.py builds (373,505 pairs at 20,000 tools)
+    # real-shaped registry bench/audit.py builds (the tfidf rule keeps 373,505 pairs at 20,000 tools;
+    # both methods score the same candidates)
     import subprocess
     import sys
     from pathlib import Path
@@ -166,11 +170,12 @@ from toolsurvey.similarity import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-pairs = similar_pairs(reg, config=cfg)
+pairs = similar_pairs(reg, method={method!r}, config=cfg)
 print(len(pairs), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
 """
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout.split()
-    assert int(out[0]) > 100_000  # the registry does have many pairs to hold
+    if method == "tfidf":
+        assert int(out[0]) > 100_000  # the registry does have many pairs to hold
     assert float(out[1]) < 300
 
 
