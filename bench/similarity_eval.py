@@ -70,7 +70,7 @@ def missed(split: str, threshold: float) -> dict[str, int]:
     """Why the `scored` method misses the duplicates of a split: not a candidate or vetoed, or scored low."""
     out = {"not a candidate or vetoed (read/write, verb or product differs)": 0, "scored below threshold": 0}
     for f, dup in _features(split):
-        if dup and f is None:
+        if dup and (f is None or not f["verbs"]):
             out["not a candidate or vetoed (read/write, verb or product differs)"] += 1
         elif dup and score(f) < threshold:
             out["scored below threshold"] += 1
@@ -79,7 +79,7 @@ def missed(split: str, threshold: float) -> dict[str, int]:
 
 def fit(rows: list[tuple[dict[str, float] | None, int]]) -> dict[str, float]:
     """Logistic regression of the pair features on `rows` that survive the vetoes."""
-    kept = [(f, y) for f, y in rows if f is not None]
+    kept = [(f, y) for f, y in rows if f is not None and f["verbs"]]
     return _nonnegative_logistic(np.array([[f[k] for k in FEATURES] for f, _ in kept]),
                                  np.array([y for _, y in kept]))
 
@@ -98,7 +98,7 @@ def cv_threshold(rows, goal: float = 0.92, folds: int = 5, repeats: int = 5) -> 
         for k in range(folds):
             w = fit([rows[i] for i in np.flatnonzero(fold != k)])
             for i in np.flatnonzero(fold == k):
-                prob[r, i] = 0.0 if rows[i][0] is None else score(rows[i][0], w)
+                prob[r, i] = 0.0 if rows[i][0] is None or not rows[i][0]["verbs"] else score(rows[i][0], w)
     for t in np.round(np.arange(0.3, 0.95, 0.05), 2):
         hit = prob >= t
         tp, fp, fn = ((hit & (y == 1)).sum(1), (hit & (y == 0)).sum(1), (~hit & (y == 1)).sum(1))

@@ -246,12 +246,14 @@ def _covers(g: _Profile, s: _Profile, writes: bool, fold: Folder) -> float:
 
 def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Folder) -> dict[str, float] | None:
     """The features of a pair, or None when the pair can never be a duplicate: one reads and the other
-    writes, or their names' verbs are of different classes (get vs list, update vs delete; a
-    `write`/`manage` name stands for any write action)."""
+    writes, or they do different actions (update vs delete; a `write`/`manage` name stands for any write
+    action). `verbs` is 0 when the names' own verbs differ in class although the actions agree
+    (`get_active_alerts` lists, like `list_alerts`): the "scored" method never pairs those."""
     if p.rw and q.rw and p.rw != q.rw:
         return None
     writes = "write" in (p.rw, q.rw)
-    if p.verb and q.verb and p.verb != q.verb and not (writes and {p.verb, q.verb} & fold.wildcards):
+    verbs = not (p.verb and q.verb and p.verb != q.verb) or bool(writes and {p.verb, q.verb} & fold.wildcards)
+    if not verbs and p.action != q.action:
         return None
     small, large = sorted((p.params, q.params), key=len)
     contain = len(small & large) / len(small) if small else 0.0
@@ -262,7 +264,8 @@ def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Fo
             "same_name": float(bool(short) and short == long_),
             # one description says it replaces the other ("DEPRECATED: use read_text_file instead")
             "replaces": float(_replaces(p.text_lower, q.name) or _replaces(q.text_lower, p.name)),
-            "action": float(p.action is not None and p.action == q.action), "cross": float(cross)}
+            "action": float(p.action is not None and p.action == q.action), "cross": float(cross),
+            "verbs": float(verbs)}
 
 
 def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> float:
@@ -353,7 +356,7 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "scor
         both = bool(f["object"] and f["action"])
         if method == "scored":
             s = score(f)
-            hit = s >= threshold - 1e-12
+            hit = bool(f["verbs"]) and s >= threshold - 1e-12
         else:  # same action and object, or same action and similar wording
             s = f["cosine"]
             hit = bool(f["action"]) and (both or s >= threshold - 1e-12)
