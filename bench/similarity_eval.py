@@ -1,12 +1,13 @@
 """Precision and recall of near-duplicate detection (`similar_pairs`) on a labelled set of real MCP
 tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md).
 
-    .venv/bin/python bench/similarity_eval.py [--threshold 0.55] [--fit] [--memory 20000]
+    .venv/bin/python bench/similarity_eval.py [--threshold T] [--fit] [--memory 20000]
 
 The score's weights and threshold were fitted on the pairs marked `tune`; the figures that count are
 the `test` split's, which played no part in fitting or in choosing the threshold. `--fit` refits the
 weights on `tune`, picks the threshold by cross-validation on `tune` only (the lowest whose precision,
-5 x 5-fold, is >= 0.92) and prints both (to paste into toolsurvey/similarity.py and audit.toml). `--memory N` also prints the peak memory
+5 x 5-fold, is >= 0.92) and prints both (to paste into toolsurvey/similarity.py and audit.toml). `--threshold` applies one
+threshold to both methods instead of each one's default. `--memory N` also prints the peak memory
 of similar_pairs on N synthetic tools shaped like bench/audit.py's (goal at 20,000: under 300 MB), each
 method in a fresh process: the rise of its peak resident set over the process after imports.
 """
@@ -70,7 +71,7 @@ def missed(split: str, threshold: float) -> dict[str, int]:
     """Why the `scored` method misses the duplicates of a split: not a candidate or vetoed, or scored low."""
     out = {"not a candidate or vetoed (read/write, verb or product differs)": 0, "scored below threshold": 0}
     for f, dup in _features(split):
-        if dup and (f is None or not f["verbs"]):
+        if dup and f is None:
             out["not a candidate or vetoed (read/write, verb or product differs)"] += 1
         elif dup and score(f) < threshold:
             out["scored below threshold"] += 1
@@ -79,7 +80,7 @@ def missed(split: str, threshold: float) -> dict[str, int]:
 
 def fit(rows: list[tuple[dict[str, float] | None, int]]) -> dict[str, float]:
     """Logistic regression of the pair features on `rows` that survive the vetoes."""
-    kept = [(f, y) for f, y in rows if f is not None and f["verbs"]]
+    kept = [(f, y) for f, y in rows if f is not None]
     return _nonnegative_logistic(np.array([[f[k] for k in FEATURES] for f, _ in kept]),
                                  np.array([y for _, y in kept]))
 
@@ -98,7 +99,7 @@ def cv_threshold(rows, goal: float = 0.92, folds: int = 5, repeats: int = 5) -> 
         for k in range(folds):
             w = fit([rows[i] for i in np.flatnonzero(fold != k)])
             for i in np.flatnonzero(fold == k):
-                prob[r, i] = 0.0 if rows[i][0] is None or not rows[i][0]["verbs"] else score(rows[i][0], w)
+                prob[r, i] = 0.0 if rows[i][0] is None else score(rows[i][0], w)
     for t in np.round(np.arange(0.3, 0.95, 0.05), 2):
         hit = prob >= t
         tp, fp, fn = ((hit & (y == 1)).sum(1), (hit & (y == 0)).sum(1), (~hit & (y == 1)).sum(1))
@@ -149,7 +150,7 @@ def peak_memory(n: int, method: str) -> tuple[int, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threshold", type=float, default=load_config()["similarity"]["threshold"])
+    ap.add_argument("--threshold", type=float, help="one threshold for both methods (default: each one's own)")
     ap.add_argument("--fit", action="store_true", help="refit the weights and threshold on the tune split")
     ap.add_argument("--memory", type=int, default=0, metavar="N", help="also measure peak memory at N tools")
     a = ap.parse_args(argv)
@@ -164,14 +165,15 @@ def main(argv=None) -> int:
           "goal: precision >= 0.9 at recall >= 0.7")
     notes = {"tune": "used to fit the weights and threshold and to design the features",
              "test": "held out: not used for fitting, features or the threshold", "all": "all labelled pairs"}
-    for method in METHODS:
-        res = evaluate(a.threshold, method)
+    for method, default in METHODS.items():
+        threshold = default if a.threshold is None else a.threshold
+        res = evaluate(threshold, method)
         for split in ("tune", "test", "all"):
             tp, fp, fn = res[split]
-            print(f"{method:6} threshold {a.threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
+            print(f"{method:6} threshold {threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
                   f"recall {tp / max(tp + fn, 1):.3f}  (tp {tp}, fp {fp}, fn {fn}; {notes[split]})")
     print("scored, held-out duplicates missed:",
-          ", ".join(f"{n} {why}" for why, n in missed("test", a.threshold).items()))
+          ", ".join(f"{n} {why}" for why, n in missed("test", a.threshold or METHODS["scored"]).items()))
     for method in METHODS if a.memory else ():
         pairs, mib = peak_memory(a.memory, method)
         print(f"{method:6} {a.memory:,} tools: peak memory of similar_pairs {mib:.0f} MiB ({pairs:,} pairs; goal < 300 MB)")

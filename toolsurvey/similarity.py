@@ -114,10 +114,12 @@ class Folder:
 # Weights of the "scored" method's duplicate score (logistic regression over the pair features below,
 # every weight >= 0), fitted by `bench/similarity_eval.py --fit` on the `tune` half of
 # tests/data/similarity_pairs.csv only.
-WEIGHTS = {"bias": -5.27, "cosine": 1.59, "object": 0.71, "contain": 1.48, "special": 4.56, "same_name": 4.07,
-           "cross": 1.14, "replaces": 2.4}
+WEIGHTS = {"bias": -5.51, "cosine": 2.18, "object": 0.65, "contain": 1.31, "special": 4.62, "same_name": 3.67,
+           "cross": 1.3, "replaces": 2.32}
 FEATURES = ["cosine", "object", "contain", "special", "same_name", "cross", "replaces"]
-METHODS = ("scored", "tfidf")
+# each method with its default threshold: "scored"'s chosen by cross-validation on labelled real pairs
+# (bench/similarity_eval.py --fit), "tfidf"'s calibrated on the bundled samples (docs/audit.md#calibration)
+METHODS = {"scored": 0.65, "tfidf": 0.55}
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
 _CHUNK = 20000  # candidate pairs scored at once
 _WORKING_MB = 8  # scikit-learn's working memory for the neighbour search: bounds memory at any size
@@ -201,8 +203,9 @@ class _Profile:
         self.rw = fold.read_write(tool, self.action)
         if self.action is None and words:  # a verb the classes do not know (click, unresolve): itself
             self.action = "?" + words[0]
-        # a batch of one is the same operation (read_multiple_files / read_file)
-        self.words = {fold.word(w) for w in words if w not in fold.batch}
+        # a batch of one is the same operation (read_multiple_files / read_file); qualifiers decorate
+        # the object (get_incident_details / get_incident)
+        self.words = {fold.word(w) for w in words if w not in fold.batch and w not in fold.qualifiers}
         self.core = {w for w in self.words if w not in fold.classes}
         props = tool.input_schema.get("properties") if isinstance(tool.input_schema, dict) else None
         props = props if isinstance(props, dict) else {}
@@ -246,14 +249,13 @@ def _covers(g: _Profile, s: _Profile, writes: bool, fold: Folder) -> float:
 
 def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Folder) -> dict[str, float] | None:
     """The features of a pair, or None when the pair can never be a duplicate: one reads and the other
-    writes, or they do different actions (update vs delete; a `write`/`manage` name stands for any write
-    action). `verbs` is 0 when the names' own verbs differ in class although the actions agree
-    (`get_active_alerts` lists, like `list_alerts`): the "scored" method never pairs those."""
+    writes, or both their names' verbs and their actions differ (update vs delete, get vs list; but
+    `get_active_alerts` lists, like `list_alerts`; a `write`/`manage` name stands for any write action)."""
     if p.rw and q.rw and p.rw != q.rw:
         return None
     writes = "write" in (p.rw, q.rw)
-    verbs = not (p.verb and q.verb and p.verb != q.verb) or bool(writes and {p.verb, q.verb} & fold.wildcards)
-    if not verbs and p.action != q.action:
+    if p.verb and q.verb and p.verb != q.verb and p.action != q.action \
+            and not (writes and {p.verb, q.verb} & fold.wildcards):
         return None
     small, large = sorted((p.params, q.params), key=len)
     contain = len(small & large) / len(small) if small else 0.0
@@ -264,8 +266,7 @@ def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Fo
             "same_name": float(bool(short) and short == long_),
             # one description says it replaces the other ("DEPRECATED: use read_text_file instead")
             "replaces": float(_replaces(p.text_lower, q.name) or _replaces(q.text_lower, p.name)),
-            "action": float(p.action is not None and p.action == q.action), "cross": float(cross),
-            "verbs": float(verbs)}
+            "action": float(p.action is not None and p.action == q.action), "cross": float(cross)}
 
 
 def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> float:
@@ -328,8 +329,8 @@ def _other_system(sa: str, sb: str, brands: dict[str, set[str]], named: dict[str
                for t, b, other in ((p, ba, sb), (q, bb, sa)))
 
 
-def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "scored", config: dict | None = None,
-                  max_features: int = 50000) -> pd.DataFrame:
+def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str = "scored",
+                  config: dict | None = None, max_features: int = 50000) -> pd.DataFrame:
     """Pairs of tools that look like near-duplicates, with a cluster id per group of tools all paired
     with each other (0: the pair's tools ended up in different clusters; see `_components`).
 
@@ -337,15 +338,17 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "scor
     share action and object or name. Never paired: a read tool with a write tool, names whose verbs are
     of different classes, tools of different products (GitHub vs GitLab, `_other_system`). `method`:
     - "scored" (the default): `score` of `pair_features` >= `threshold`; the weights were fitted, and
-      0.55 chosen by cross-validation, on labelled real pairs;
+      the default threshold 0.65 chosen by cross-validation, on labelled real pairs;
     - "tfidf": same action and either the same object or a TF-IDF cosine of the folded name words +
-      first description sentence >= `threshold` (score: that cosine; 0.55 calibrated on the samples).
+      first description sentence >= `threshold` (score: that cosine; default 0.55).
+    `threshold` None: the method's default (`METHODS`).
     bench/similarity_eval.py prints the precision and recall of both.
     `config` is the `[similarity]` table of the audit config (verb classes, synonyms, qualifiers).
     Raises InputError for an unknown method or a threshold outside 0..1.
     """
     if method not in METHODS:
         raise InputError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
+    threshold = METHODS[method] if threshold is None else threshold
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
     tools = reg.tools
@@ -356,7 +359,7 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "scor
         both = bool(f["object"] and f["action"])
         if method == "scored":
             s = score(f)
-            hit = bool(f["verbs"]) and s >= threshold - 1e-12
+            hit = s >= threshold - 1e-12
         else:  # same action and object, or same action and similar wording
             s = f["cosine"]
             hit = bool(f["action"]) and (both or s >= threshold - 1e-12)
