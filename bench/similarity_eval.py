@@ -1,13 +1,14 @@
 """Precision and recall of near-duplicate detection (`similar_pairs`) on a labelled set of real MCP
 tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md).
 
-    .venv/bin/python bench/similarity_eval.py [--threshold T] [--fit] [--memory 20000]
+    .venv/bin/python bench/similarity_eval.py [--threshold T] [--fit] [--memory 20000] [--model DIR]
 
 The score's weights and threshold were fitted on the pairs marked `tune`; the figures that count are
 the `test` split's, which played no part in fitting or in choosing the threshold. `--fit` refits the
 weights on `tune`, picks the threshold by cross-validation on `tune` only (the lowest whose precision,
 5 x 5-fold, is >= 0.92) and prints both (to paste into toolsurvey/similarity.py and audit.toml). `--threshold` applies one
-threshold to both methods instead of each one's default. `--memory N` also prints the peak memory
+threshold to every method instead of each one's default; `--model DIR` also evaluates the embedding
+method with a local model2vec model (none is bundled). `--memory N` also prints the peak memory
 of similar_pairs on N synthetic tools shaped like bench/audit.py's (goal at 20,000: under 300 MB), each
 method in a fresh process: the rise of its peak resident set over the process after imports.
 """
@@ -41,11 +42,11 @@ def key(sa, ta, sb, tb) -> frozenset:
     return frozenset(((sa, ta), (sb, tb)))
 
 
-def evaluate(threshold: float, method: str) -> dict[str, tuple[int, int, int]]:
+def evaluate(threshold: float, method: str, model: str | None = None) -> dict[str, tuple[int, int, int]]:
     """(true positives, false positives, false negatives) per split, and for `all`, of similar_pairs on
     the labelled pairs."""
     reg = load(DATA / "similarity_pairs.tools.json")
-    cfg = load_config()["similarity"]
+    cfg = {**load_config()["similarity"], "model": model or ""}
     found = {key(r.server_a, r.tool_a, r.server_b, r.tool_b)
              for r in similar_pairs(reg, threshold=threshold, method=method, config=cfg).itertuples(index=False)}
     out = {}
@@ -150,9 +151,10 @@ def peak_memory(n: int, method: str) -> tuple[int, float]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threshold", type=float, help="one threshold for both methods (default: each one's own)")
+    ap.add_argument("--threshold", type=float, help="one threshold for every method (default: each one's own)")
     ap.add_argument("--fit", action="store_true", help="refit the weights and threshold on the tune split")
     ap.add_argument("--memory", type=int, default=0, metavar="N", help="also measure peak memory at N tools")
+    ap.add_argument("--model", metavar="DIR", help="a local model2vec model: also evaluate the embedding method")
     a = ap.parse_args(argv)
     if a.fit:
         rows = _features("tune")
@@ -167,14 +169,17 @@ def main(argv=None) -> int:
              "test": "held out: not used for fitting, features or the threshold", "all": "all labelled pairs"}
     for method, default in METHODS.items():
         threshold = default if a.threshold is None else a.threshold
-        res = evaluate(threshold, method)
+        if method == "embedding" and not a.model:
+            print("embedding: not evaluated (no model is bundled or downloadable here; pass --model DIR)")
+            continue
+        res = evaluate(threshold, method, a.model)
         for split in ("tune", "test", "all"):
             tp, fp, fn = res[split]
             print(f"{method:6} threshold {threshold}  {split:4}  precision {tp / max(tp + fp, 1):.3f}  "
                   f"recall {tp / max(tp + fn, 1):.3f}  (tp {tp}, fp {fp}, fn {fn}; {notes[split]})")
     print("scored, held-out duplicates missed:",
           ", ".join(f"{n} {why}" for why, n in missed("test", a.threshold or METHODS["scored"]).items()))
-    for method in METHODS if a.memory else ():
+    for method in [m for m in METHODS if m != "embedding"] if a.memory else ():
         pairs, mib = peak_memory(a.memory, method)
         print(f"{method:6} {a.memory:,} tools: peak memory of similar_pairs {mib:.0f} MiB ({pairs:,} pairs; goal < 300 MB)")
     return 0

@@ -210,3 +210,43 @@ def test_audit_can_use_the_scored_method():
     f = audit(r, rules=["overlap*"], config={"similarity": {"method": "scored"}})
     assert list(f["tool"]) == ["get_config"] and "b/get_config" in f["evidence"][0]
     assert list(f["rule"]) == ["overlap-across-servers"]  # two servers: not the user's to merge
+
+
+# --- the optional embedding path (model2vec), with a tiny model built here: none can be downloaded ---
+
+
+def _tiny_model2vec(path):
+    """A model2vec model of a 12-word vocabulary in which fill/type and field/element mean the same."""
+    model2vec = pytest.importorskip("model2vec")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    words = ["[UNK]", "[PAD]", "fill", "type", "field", "element", "input", "text", "delete", "file", "disk", "page"]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.normalizer, tok.pre_tokenizer = normalizers.Lowercase(), pre_tokenizers.Whitespace()
+    vectors = np.eye(len(words), dtype=np.float32)
+    vectors[0] = 0  # unknown words (puppeteer, browser, into, ...) carry no meaning
+    vectors[words.index("type")] = vectors[words.index("fill")]
+    vectors[words.index("element")] = vectors[words.index("field")]
+    model2vec.StaticModel(vectors, tok, normalize=True).save_pretrained(str(path))
+    return str(path)
+
+
+def test_embedding_method_pairs_paraphrases_through_a_local_model(tmp_path):
+    tools = [Tool("puppeteer_fill", "Fill out an input field.", {"type": "object"}, server="puppeteer"),
+             Tool("browser_type", "Type text into an input element.", {"type": "object"}, server="playwright"),
+             Tool("delete_file", "Delete a file from disk.", {"type": "object"}, server="fs")]
+    r = Registry.from_tools(tools)
+    cfg = {**CFG, "model": _tiny_model2vec(tmp_path / "m2v")}
+    p = similar_pairs(r, method="embedding", config=cfg)
+    assert [(a, b) for a, b in zip(p["tool_a"], p["tool_b"], strict=True)] == [("puppeteer_fill", "browser_type")]
+    # by hand: "puppeteer fill. fill out an input field." and "browser type. type text into an input
+    # element." have bags {fill: 2, input: 1, field: 1} and {fill: 2, input: 1, field: 1, text: 1} here
+    assert p["score"][0] == pytest.approx(6 / (6 ** 0.5 * 7 ** 0.5), abs=1e-3)
+    assert similar_pairs(r, method="tfidf", config=CFG).empty  # wording alone does not tie them
+
+
+def test_embedding_method_never_downloads_a_model(tmp_path):
+    r = reg(("get_ticket", "Get one ticket."), ("fetch_ticket", "Fetch one ticket."))
+    for model in ("", str(tmp_path / "missing"), "minishlab/potion-base-8M"):
+        with pytest.raises(InputError, match="model2vec model on this machine"):
+            similar_pairs(r, method="embedding", config={**CFG, "model": model})

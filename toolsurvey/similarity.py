@@ -119,7 +119,8 @@ WEIGHTS = {"bias": -5.51, "cosine": 2.18, "object": 0.65, "contain": 1.31, "spec
 FEATURES = ["cosine", "object", "contain", "special", "same_name", "cross", "replaces"]
 # each method with its default threshold: "scored"'s chosen by cross-validation on labelled real pairs
 # (bench/similarity_eval.py --fit), "tfidf"'s calibrated on the bundled samples (docs/audit.md#calibration)
-METHODS = {"scored": 0.65, "tfidf": 0.55}
+# "embedding"'s 0.85 is the “Tool registry design” chapter's embedding cosine (not measured here: no model)
+METHODS = {"scored": 0.65, "tfidf": 0.55, "embedding": 0.85}
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
 _CHUNK = 20000  # candidate pairs scored at once
 _WORKING_MB = 8  # scikit-learn's working memory for the neighbour search: bounds memory at any size
@@ -135,6 +136,26 @@ def tfidf(texts: list[str], max_features: int = 50000):
         return vec.fit_transform(texts)
     except ValueError:  # every text empty or only stop words: nothing can be similar
         return None
+
+
+def embeddings(texts: list[str], model: str) -> np.ndarray:
+    """L2-normalised rows of `texts` embedded by the model2vec model in local directory `model` (a dot
+    product is the cosine). Never downloads: raises InputError when the directory or model2vec is missing."""
+    from pathlib import Path
+
+    if not model or not Path(model).is_dir():
+        raise InputError(f"similarity method 'embedding' needs [similarity] model = the directory of a "
+                         f"model2vec model on this machine; found {model!r}. Use method 'scored' without one")
+    try:
+        from model2vec import StaticModel  # optional: pip install 'toolsurvey[embeddings]'
+    except ImportError:
+        raise InputError("similarity method 'embedding' needs model2vec: pip install 'toolsurvey[embeddings]'") from None
+    try:
+        x = StaticModel.from_pretrained(model).encode(texts)
+    except Exception as e:  # a directory that is not a model2vec model: say so, do not guess
+        raise InputError(f"could not load a model2vec model from {model}: {e}") from None
+    x = np.asarray(x, dtype=np.float64)
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
 def neighbours(x, k: int = NEIGHBOURS) -> np.ndarray:
@@ -276,10 +297,11 @@ def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> fl
 
 
 def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
-                 k: int = NEIGHBOURS) -> Iterator[tuple[int, int, dict[str, float] | None]]:
+                 k: int = NEIGHBOURS, model: str | None = None) -> Iterator[tuple[int, int, dict[str, float] | None]]:
     """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
-    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus
-    tools that share action and object, and tools of the same name. Yielded a slice at a time."""
+    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence (with
+    `model`, the embedding cosine of name words + first sentence instead), plus tools that share action
+    and object, and tools of the same name. Yielded a slice at a time."""
     cfg = config or {}
     fold = Folder(cfg)
     tools = reg.tools
@@ -290,7 +312,10 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
         named.setdefault(t.server, set()).update(re.findall(r"\w+", (t.description or "").lower()
                                                             if isinstance(t.description, str) else ""))
     prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
-    x = tfidf([fold.text(t) for t in tools], max_features)
+    if model is not None:
+        x = embeddings([" ".join(name_words(t.name)) + ". " + p.first for t, p in zip(tools, prof, strict=True)], model)
+    else:
+        x = tfidf([fold.text(t) for t in tools], max_features)
     codes = [neighbours(x, k)] if x is not None else []
     blocks: dict[tuple, list[int]] = {}
     for i, (t, p) in enumerate(zip(tools, prof, strict=True)):
@@ -306,8 +331,12 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
     codes = np.unique(np.concatenate(codes))
     for start in range(0, len(codes), _CHUNK):
         a_idx, b_idx = np.divmod(codes[start:start + _CHUNK], n)
-        cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
-               else np.zeros(len(a_idx)))
+        if x is None:
+            cos = np.zeros(len(a_idx))
+        elif isinstance(x, np.ndarray):  # dense embeddings
+            cos = np.einsum("ij,ij->i", x[a_idx], x[b_idx])
+        else:
+            cos = np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel()
         for a, b, c in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), strict=True):
             cross = tools[a].server != tools[b].server
             if cross and _other_system(tools[a].server, tools[b].server, brands, named, prof[a], prof[b]):
@@ -341,10 +370,14 @@ def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str 
       the default threshold 0.65 chosen by cross-validation, on labelled real pairs;
     - "tfidf": same action and either the same object or a TF-IDF cosine of the folded name words +
       first description sentence >= `threshold` (score: that cosine; default 0.55).
+    - "embedding": same action and object, or a cosine of model2vec embeddings of the name words +
+      first sentence >= `threshold` (default 0.85) whatever the verbs (`puppeteer_fill`/`browser_type`);
+      needs `config["model"]`, the directory of a local model2vec model (nothing is downloaded), and
+      model2vec installed.
     `threshold` None: the method's default (`METHODS`).
     bench/similarity_eval.py prints the precision and recall of both.
     `config` is the `[similarity]` table of the audit config (verb classes, synonyms, qualifiers).
-    Raises InputError for an unknown method or a threshold outside 0..1.
+    Raises InputError for an unknown method, a threshold outside 0..1, or a missing embedding model.
     """
     if method not in METHODS:
         raise InputError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
@@ -353,16 +386,17 @@ def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str 
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
     tools = reg.tools
     hits_a, hits_b, scores, same = array("q"), array("q"), array("d"), bytearray()
-    for a, b, f in scored_pairs(reg, config, max_features):
+    model = ((config or {}).get("model") or "") if method == "embedding" else None
+    for a, b, f in scored_pairs(reg, config, max_features, model=model):
         if f is None:
             continue
         both = bool(f["object"] and f["action"])
         if method == "scored":
             s = score(f)
             hit = s >= threshold - 1e-12
-        else:  # same action and object, or same action and similar wording
+        else:  # same action and object, or similar wording: same action and TF-IDF cosine, or embedding cosine
             s = f["cosine"]
-            hit = bool(f["action"]) and (both or s >= threshold - 1e-12)
+            hit = both or ((method == "embedding" or bool(f["action"])) and s >= threshold - 1e-12)
         if hit:
             hits_a.append(a), hits_b.append(b), scores.append(round(s, 4)), same.append(both)
     a, b = np.frombuffer(hits_a, dtype=np.int64), np.frombuffer(hits_b, dtype=np.int64)
