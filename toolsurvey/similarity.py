@@ -250,8 +250,8 @@ _REPLACES = re.compile(r"\b(?:instead|prefer\w*|deprecated|replac\w*|supersed\w*
 
 def _replaces(text: str, name: str) -> bool:
     """Whether a sentence of `text` names tool `name` and says one replaces the other."""
-    return any(_REPLACES.search(s) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", s)
-               for s in re.split(r"(?<=[.!?:])\s", text) if name in s)
+    return name in text and any(_REPLACES.search(s) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", s)
+                                for s in re.split(r"(?<=[.!?:])\s", text) if name in s)
 
 
 def _covers(g: _Profile, s: _Profile, writes: bool, fold: Folder) -> float:
