@@ -332,18 +332,27 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
             if not str(src).strip():
                 raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
             path = Path(src)
+            traces = set()
             if str(src) == "-":  # standard input: one result
                 files = [path]
-            elif path.is_dir():
-                files = _files(path)
-                if not files:
+            else:
+                from .traces import load_traces, trace_files  # agent traces: their recorded tool results
+
+                traces = trace_files(path)
+                if traces:
+                    tr = load_traces(traces)
+                    payloads += tr.to_payloads()
+                    warnings += tr.problems
+                files = [f for f in _files(path) if str(f) not in traces] if path.is_dir() else None
+            if files is not None:
+                if not files and not traces:
                     warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
             elif path.is_file():
                 files = [path]
             else:
                 raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
                                  "samples, a .jsonl trace or an http(s) URL)")
-            for f in files:
+            for f in (f for f in files if str(f) not in traces):
                 from .formats import read_bytes  # regular files or -, at most --max-input-bytes
 
                 data = read_bytes(f, "file", "a JSON or text file, a folder of samples or a .jsonl trace")
