@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "table":  # a tool that is absent on one side shows an empty cell
             rows = rows.astype({"tokens_old": object, "tokens_new": object}).fillna("")
         header = d.summary() + (f"\nscenario: {d.costs['scenario']}" if d.costs.get("scenario") else "")
+        if args.format == "table":  # in full above the table, whose cells a narrow terminal cuts
+            header += "".join(f"\nsecurity: {r.server}/{r.tool}: {r.security}"
+                              for r in d.security_changes.itertuples(index=False))
         if args.format == "table" and rows.empty:
             write(header + "\n", args.output)
         else:
