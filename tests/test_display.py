@@ -10,8 +10,13 @@ from toolsurvey import display
 
 
 @pytest.fixture
-def restore_renderer():
+def restore_renderer(monkeypatch):
+    """notebook_mode sets process-wide state (plotly's default renderer, itables in the rich views):
+    put it back so later tests see a plain interpreter."""
+    from toolsurvey import _rich
+
     before = pio.renderers.default
+    monkeypatch.setitem(_rich.ITABLES, "on", _rich.ITABLES["on"])
     yield
     pio.renderers.default = before
 
