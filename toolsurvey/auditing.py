@@ -20,13 +20,13 @@ from typing import Any
 
 import pandas as pd
 
+from ._choices import SEVERITIES
 from .errors import InputError
 from .registry import Registry, Tool
 from .render import compact_json, json_object
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
-SEVERITIES = ("info", "warning", "error", "security")  # in rising order
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 

@@ -8,11 +8,10 @@ import numpy as np
 import pandas as pd
 
 from . import _jsontree
+from ._choices import DEFAULT_CAP
 from .measure import Counter
 from .payloads import MCP_METHOD, Payload, read_payloads
 from .tokens import DEFAULT_ENCODING
-
-DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (seed 004)
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "

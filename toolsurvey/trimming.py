@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _jsontree
+from ._choices import SERIALIZATIONS
 from .errors import InputError
 from .payloads import Payload
 from .tokens import DEFAULT_ENCODING, get_encoding
 
-SERIALIZATIONS = ("json", "pretty", "csv", "markdown")
 MAX_DEPTH = 200  # the strategies recurse; deeper payloads are measured but not trimmed
 _EMPTY = (None, "", [], {})
 _END = None  # trie key marking "keep/drop everything beneath"

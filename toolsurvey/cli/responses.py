@@ -8,8 +8,7 @@ HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): 
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..responses import DEFAULT_CAP
-    from ..trimming import SERIALIZATIONS
+    from .._choices import DEFAULT_CAP, SERIALIZATIONS
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="+", metavar="PATH",
