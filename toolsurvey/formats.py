@@ -249,7 +249,7 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
 
 # Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.
 def _invisible(text: str | None) -> list[str]:
-    if not text:
+    if not text or text.isascii():  # no ASCII character is in category Cf; most text is ASCII
         return []
     found = sorted({c for c in text if unicodedata.category(c) == "Cf"})
     return [f"U+{ord(c):04X}" for c in found[:5]]
