@@ -76,6 +76,12 @@ def refresh(widget, fig) -> None:
             widget.update_layout(delta, overwrite=True)
 
 
+def _require() -> None:
+    from ._extras import require
+
+    require("ipywidgets", "anywidget", purpose="the notebook widgets")
+
+
 def _box(controls: dict, figures: dict, children: list):
     import ipywidgets as W
 
@@ -102,6 +108,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     Raises InputError (from the simulation) for an unknown model or a bad scenario.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
@@ -178,6 +185,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
 
     Raises InputError (from the simulation) for an unknown model or a bad scenario.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
@@ -248,6 +256,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
 
     Raises InputError for unreadable sources or when `tool` has no results.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
