@@ -21,9 +21,10 @@ from typing import Any
 import pandas as pd
 
 from ._choices import SEVERITIES
+from ._tool_tokens import tool_tokens
 from .errors import InputError
 from .registry import Registry, Tool
-from .render import compact_json, json_object
+from .render import compact_json
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
@@ -88,11 +89,6 @@ def load_config(override: dict | str | Path | None = None) -> dict:
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
-    """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
-    return count(compact_json(json_object(tool, "json")), encoding)
 
 
 def _short(text: str, n: int = 80) -> str:
