@@ -204,6 +204,12 @@ STEP_COMPONENTS = ("overhead", "tools", "system", "user", "history")
 CACHE_STATES = (("uncached", "uncached input"), ("cache_write", "cache write"), ("cache_read", "cache read"))
 
 
+def step_traces(steps: pd.DataFrame) -> list[tuple[str, str, str, int]]:
+    """(column, trace name, stack group, subplot row) of each trace `step_area` draws for `steps`."""
+    comps = [(c, c, "component", 1) for c in STEP_COMPONENTS if c in steps and steps[c].sum() > 0]
+    return comps + [(col, label, "cache", 2) for col, label in CACHE_STATES]
+
+
 def step_area(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Input tokens of each request of a task (a simulation's `run.steps`): stacked by component
     (overhead, tools, system, user, history) on top, and by cache state underneath."""
@@ -212,15 +218,10 @@ def step_area(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("input tokens by component", "input tokens by cache state"))
     x = steps["request"]
-    for comp in STEP_COMPONENTS:
-        if comp in steps and steps[comp].sum() > 0:
-            fig.add_trace(go.Scatter(x=x, y=steps[comp], name=comp, stackgroup="component", legendgroup="component",
-                                     legendgrouptitle_text="component",
-                                     hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{comp}</extra>"), row=1, col=1)
-    for col, label in CACHE_STATES:
-        fig.add_trace(go.Scatter(x=x, y=steps[col], name=label, stackgroup="cache", legendgroup="cache",
-                                 legendgrouptitle_text="cache",
-                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{label}</extra>"), row=2, col=1)
+    for col, name, group, row in step_traces(steps):
+        fig.add_trace(go.Scatter(x=x, y=steps[col], name=name, stackgroup=group, legendgroup=group,
+                                 legendgrouptitle_text=group,
+                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{name}</extra>"), row=row, col=1)
     fig.update_xaxes(title_text="request within the task", row=2, col=1)
     fig.update_yaxes(title_text="input tokens", row=1, col=1)
     fig.update_yaxes(title_text="input tokens", row=2, col=1)

@@ -76,6 +76,21 @@ def refresh(widget, fig) -> None:
             widget.update_layout(delta, overwrite=True)
 
 
+def _update_steps(widget, steps) -> None:
+    """Put a new task's per-request table into a `charts.step_area` FigureWidget. When it draws the
+    same traces, only their x and y change in place: rebuilding the figure (subplots, validation)
+    was most of a slider move."""
+    from . import charts
+
+    traces = charts.step_traces(steps)
+    if [t.name for t in widget.data] != [name for _, name, _, _ in traces]:
+        refresh(widget, charts.step_area(steps))
+        return
+    with widget.batch_update():
+        for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
+            trace.x, trace.y = steps["request"].to_numpy(), steps[col].to_numpy()
+
+
 def _require() -> None:
     from ._extras import require
 
@@ -160,7 +175,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     def on_task() -> None:
         r = task_run()
-        refresh(figures["steps"], charts.step_area(r.steps))
+        _update_steps(figures["steps"], r.steps)
         show_summary(r)
         v = controls["visible"].value
         with figures["curves"].batch_update():
