@@ -264,11 +264,16 @@ def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
     ])
     if cap is not None:
         fig.add_hline(y=cap, line_dash="dash", line_color="red", annotation_text=f"cap {cap:,.0f} tokens")
-    total_b, total_a = sum(before), sum(after)
-    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
-    fig.update_layout(title=title or f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}",
+    fig.update_layout(title=title or trim_title(before, after),
                       barmode="group", xaxis_title="result", yaxis_title="tokens per result")
     return fig
+
+
+def trim_title(before, after) -> str:
+    """`trim_before_after`'s default title: the totals before and after and the ratio."""
+    total_b, total_a = sum(before), sum(after)
+    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
+    return f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}"
 
 
 def trim_steps(steps, *, title: str | None = None) -> go.Figure:

@@ -305,11 +305,14 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
         return {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
                 "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
 
+    def show(after, warnings) -> None:
+        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
+                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+
     def figs():
         r = recipe()
         after, steps, warnings = trim_many(picked, encoding=encoding, **r)
-        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
-                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+        show(after, warnings)
         return (charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top),
                 charts.trim_before_after(tokens_before, after, cap=cap),
                 charts.trim_steps(steps))
@@ -318,8 +321,14 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     figures = {name: go.FigureWidget(f) for name, f in zip(("fields", "results", "steps"), built, strict=True)}
 
     def on_change() -> None:
-        for name, f in zip(("fields", "results", "steps"), figs(), strict=True):
-            refresh(figures[name], f)
+        r = recipe()
+        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
+        show(after, warnings)
+        refresh(figures["fields"], charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top))
+        with figures["results"].batch_update():  # same bars and cap line: only the trimmed sizes change
+            figures["results"].data[1].y = after
+            figures["results"].layout.title.text = charts.trim_title(tokens_before, after)
+        refresh(figures["steps"], charts.trim_steps(steps))
 
     for box in controls["fields"].values():
         box.observe(lambda _c: on_change(), names="value")
