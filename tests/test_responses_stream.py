@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
 
+from _memory import run_measured
 from _oracle import ntok
-from conftest import ROOT, compact
+from conftest import compact
 
 from toolsurvey.responses import measure_responses
 
@@ -43,10 +41,9 @@ def test_streamed_trace_counts_every_line_as_tiktoken_does(tmp_path):
 
 
 MEASURE = """
-import json, resource, sys
+import sys
 from toolsurvey.cli import main
-code = main(["responses", sys.argv[1], "--format", "csv", "-o", sys.argv[2]])
-print(json.dumps([code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))
+sys.exit(main(["responses", sys.argv[1], "--format", "csv", "-o", sys.argv[2]]))
 """
 
 
@@ -54,12 +51,7 @@ def test_60_mb_trace_is_measured_in_under_300_mb(tmp_path):
     # Held whole, a 100 MB trace peaked at 1,060 MB (its text, parsed values and payloads at once).
     trace = tmp_path / "big.jsonl"
     n = _write_trace(trace, 60)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", MEASURE, str(trace), str(tmp_path / "out.csv")],
-                         capture_output=True, text=True, timeout=600, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    code, peak_kb = json.loads(out.stdout.splitlines()[-1])
-    assert code == 0
+    _, peak_kb = run_measured(MEASURE, trace, tmp_path / "out.csv")
     rows = (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines()
     assert sum(int(r.split(",")[1]) for r in rows[1:]) == n  # payloads per tool add up to the lines
     assert peak_kb < 300 * 1000, f"peak {peak_kb / 1000:,.0f} MB"

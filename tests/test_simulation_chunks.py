@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import warnings
 
 import pandas as pd
-from conftest import DATA, ROOT
+from _memory import run_measured
+from conftest import DATA
 
 import toolsurvey as ts
 from toolsurvey import simulation
@@ -33,22 +30,18 @@ def test_chunked_sweep_gives_the_same_table(monkeypatch):
 
 
 SWEEP = """
-import json, resource, sys, warnings
+import json, sys, warnings
 import toolsurvey as ts
 reg = ts.load(sys.argv[1])
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     t = ts.sweep(reg, steps=range(1, 101), visible=list(range(1, 51)), system_prompt_tokens=list(range(0, 2000, 50)))
-print(json.dumps([len(t), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))
+print(len(t))
 """
 
 
 def test_sweep_of_200k_scenarios_over_100_steps_stays_under_1_5_gb():
     # In one piece, the (rows x requests) arrays alone took 2.7 GB for 108,000 such scenarios.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", SWEEP, str(DATA / "registries" / "ops_assistant.json")],
-                         capture_output=True, text=True, timeout=600, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    rows, peak_kb = json.loads(out.stdout)
-    assert rows == 100 * 50 * 40
+    stdout, peak_kb = run_measured(SWEEP, DATA / "registries" / "ops_assistant.json")
+    assert int(stdout) == 100 * 50 * 40
     assert peak_kb < 1.5 * 2**20, f"peak {peak_kb / 2**10:,.0f} MiB"
