@@ -19,6 +19,8 @@ from typing import Any
 import pandas as pd
 
 from . import poisoning
+from ._choices import SEVERITIES
+from ._tool_tokens import tool_tokens
 from .advice import (
     access,
     can_merge,
@@ -31,14 +33,11 @@ from .advice import (
 )
 from .errors import InputError
 from .registry import Registry, Tool
-from .render import compact_json, json_object
+from .render import compact_json
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
-# In rising order. `suspicious` (review it) sits below error so that `--fail-on error` fails on errors
-# and poisoning, never on text a person only has to read; `security` is the old name of `poisoning`.
-SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")
-_ALIASES = {"security": "poisoning"}
+_ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 
@@ -69,11 +68,6 @@ class Hit:
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
-    """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
-    return count(compact_json(json_object(tool, "json")), encoding)
 
 
 def _short(text: str, n: int = 80) -> str:

@@ -1,0 +1,22 @@
+"""Optional parts of toolsurvey: which pip extra brings which package, and the error that names it."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from .errors import ToolsurveyError
+
+EXTRA = {"mcp": "discover", "psutil": "discover", "ipywidgets": "lab", "anywidget": "lab"}
+
+
+class MissingExtra(ToolsurveyError, ImportError):
+    """An optional package is not installed; the message names the pip extra that installs it."""
+
+
+def require(*modules: str, purpose: str) -> None:
+    """Raise MissingExtra unless every one of `modules` can be imported."""
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        extras = ",".join(dict.fromkeys(EXTRA[m] for m in missing))
+        raise MissingExtra(f"{purpose} needs {' and '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
+                           f"not installed; install it with: pip install 'toolsurvey[{extras}]'")
