@@ -14,6 +14,10 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 
 # Real MCP servers for the discovery tests (versions pinned in tests/servers/package.json).
+# A symlink here is a worktree's link committed by mistake: replace it with the real install.
+for link in tests/servers/node_modules tests/servers/.venv; do
+  if [ -L "$link" ]; then rm "$link"; fi
+done
 if [ -f tests/servers/package.json ]; then
   (cd tests/servers && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -66,6 +66,10 @@ _EXPORTS = {
     "plan": "planning",
     "Plan": "planning",
     "Report": "reporting",
+    "load_traces": "traces",
+    "Traces": "traces",
+    "fit_scenario": "traces.fit",
+    "compare": "traces.fit",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -345,18 +345,27 @@ def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, s
             if not str(src).strip():
                 raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
             path = Path(src)
+            traces = set()
             if str(src) == "-":  # standard input: one result
                 files = [path]
-            elif path.is_dir():
-                files = _files(path)
-                if not files:
+            else:
+                from .traces import load_traces, trace_files  # agent traces: their recorded tool results
+
+                traces = trace_files(path)
+                if traces:
+                    tr = load_traces(traces)
+                    yield from tr.to_payloads()
+                    warnings += tr.problems
+                files = [f for f in _files(path) if str(f) not in traces] if path.is_dir() else None
+            if files is not None:
+                if not files and not traces:
                     warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
             elif path.is_file():
                 files = [path]
             else:
                 raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
                                  "samples, a .jsonl trace or an http(s) URL)")
-            for f in files:
+            for f in (f for f in files if str(f) not in traces):
                 if f.suffix.lower() in TRACE_SUFFIXES:
                     yield from _trace_records(f, _trace_lines(f, warnings), warnings, server)
                     continue

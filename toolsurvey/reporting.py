@@ -188,12 +188,13 @@ class _Inputs:
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
            render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
            tasks_per_day: float | None = None, caching: str | None = None,
-           system_prompt_tokens: float | None = None, own: Any = None) -> Report:
+           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
     scenario's. Every key assumption not given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
+    Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -218,6 +219,9 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
         given = measure_settings(inp.scenario)
     inp.table = footprint(reg, **{"render": "json", **given})
     inp.own = own
+    from .traces.report import for_report
+
+    traces, usage = for_report(traces, usage)
     inp.usage = _usage(usage, reg, inp)
     if inp.scenario is not None:
         from .advice import baseline
@@ -229,6 +233,10 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     planned = _plan(inp)  # before the summary, which quotes the plan's result
     sections = [_summary(inp), _surface(inp), _findings(inp), _responses(inp), planned,
                 _sensitivity(inp), _method(inp)]
+    if traces is not None:
+        from .traces.report import section as traces_section
+
+        sections.insert(-1, traces_section(traces))
     n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
     return Report(title or "What our agent's tools cost",

@@ -143,6 +143,11 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
 
     Raises InputError for a missing or unreadable file, or one with no readable call at all.
     """
+    if isinstance(source, (str, os.PathLike)) and _is_trace(source):
+        # Agent traces (Claude Code, OTel GenAI, provider logs) carry the tool calls too.
+        from .traces import load_traces
+
+        return load_traces(source, encoding=encoding).to_usage()
     records, problems, where = _records(source)
     rows, no_ts = [], 0
     for line, rec in records:
@@ -178,6 +183,12 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
     calls = pd.DataFrame(rows, columns=COLUMNS)
     calls["timestamp"] = pd.to_datetime(calls["timestamp"], utc=True)
     return Usage(calls, problems, where)
+
+
+def _is_trace(source: str | os.PathLike) -> bool:
+    from .traces import is_trace_file
+
+    return is_trace_file(source)
 
 
 def repeated(calls: pd.DataFrame) -> pd.Series:

@@ -14,7 +14,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     from ._measure import add_scenario_options
 
     add_registry_args(p)
-    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL) for unused tools and result sizes")
+    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL), or agent traces, for unused tools and result sizes")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
     p.add_argument("--model", default=None, help="the model priced (overrides the scenario's)")

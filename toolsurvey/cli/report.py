@@ -14,7 +14,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
     add_registry_args(p)
     p.add_argument("--scenario", metavar="TOML", help="scenario file: model, tasks per day, steps, caching, ...")
-    p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV) for unused tools and response costs")
+    p.add_argument("--usage", metavar="FILE", help="tool-call log (JSONL or CSV), or agent traces (Claude Code, "
+                   "OTLP JSON, provider logs), for unused tools and response costs")
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: the plan may merge tools across them "
                         "(default: merges only within one server)")

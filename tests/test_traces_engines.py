@@ -1,0 +1,85 @@
+"""The DuckDB and Dask engines give exactly the numbers (and warnings) of the built-in reader."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from toolsurvey.errors import InputError
+from toolsurvey.traces import load_traces
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """Generated traces of all three formats, the real fixture, and every kind of bad input."""
+    root = tmp_path_factory.mktemp("traces")
+    for fmt in ("claude-code", "otel", "provider-log"):
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_traces.py"), fmt, str(root / fmt),
+                        "--sessions", "5", "--steps", "6", "--seed", "3"], check=True, capture_output=True)
+    (root / "real.jsonl").write_bytes((ROOT / "tests/data/traces/real/claude-code-log_representative_messages.jsonl")
+                                      .read_bytes())
+    bad = root / "claude-code" / "bad.jsonl"
+    first = (root / "claude-code" / "00000000-0000-4000-8000-000000000001.jsonl").read_text().splitlines()
+    bad.write_text("\n".join(first[:6] + ['{"type": "mystery"}', "[1, 2]", '{"type": "assistant", "message": {}}',
+                                          "{not json"]) + '\n{"type": "assistant", "requestId": "cut')
+    good = gzip.compress("\n".join(first).encode() + b"\n")
+    (root / "claude-code" / "cut.jsonl.gz").write_bytes(good[: len(good) // 2])
+    return root
+
+
+def _same(a, b):
+    pd.testing.assert_frame_equal(a.requests, b.requests)
+    pd.testing.assert_frame_equal(a.calls, b.calls)
+    pd.testing.assert_frame_equal(a.sessions, b.sessions)
+    assert [str(s) for s in a.skips.items] == [str(s) for s in b.skips.items]
+
+
+def test_duckdb_gives_the_numbers_and_warnings_of_the_builtin_reader(folder):
+    ref = load_traces(folder, engine="python")
+    assert ref.skips.reasons["request seen in another file"] > 0  # bad.jsonl repeats a session's requests
+    assert {"truncated last line", "unknown line type", "not an object", "no usage", "invalid JSON",
+            "corrupt gzip"} <= set(ref.skips.reasons)
+    # OTLP nanoseconds and ISO text read into one column: every generated request is on 2026-03-02/03
+    stamps = ref.requests.loc[~ref.requests["file"].str.endswith("real.jsonl"), "timestamp"]
+    assert stamps.dt.strftime("%Y-%m").eq("2026-03").all()
+    _same(ref, load_traces(folder, engine="duckdb"))
+
+
+def test_dask_on_a_two_worker_local_cluster_gives_the_same_numbers(folder, monkeypatch, capsys):
+    from toolsurvey.cli import main
+
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        got = load_traces(folder, engine="dask", scheduler=cluster.scheduler_address)
+        monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", cluster.scheduler_address)
+        assert main(["traces", str(folder), "--engine", "dask", "--format", "json", "--by", "day"]) == 0
+    ref = load_traces(folder, engine="python")
+    _same(ref, got)
+    rows = json.loads(capsys.readouterr().out)
+    assert sum(r["cost"] or 0 for r in rows) == pytest.approx(ref.requests["cost"].sum())
+
+
+def test_a_missing_engine_names_its_extra(folder, monkeypatch):
+    monkeypatch.setitem(sys.modules, "duckdb", None)  # import duckdb now raises ImportError
+    with pytest.raises(InputError, match=r"toolsurvey\[traces\]"):
+        load_traces(folder, engine="duckdb")
+    monkeypatch.setitem(sys.modules, "dask.bag", None)
+    with pytest.raises(InputError, match=r"toolsurvey\[dask\]"):
+        load_traces(folder, engine="dask")
+
+
+def test_cli_reads_with_duckdb(folder, capsys):
+    from toolsurvey.cli import main
+
+    assert main(["traces", str(folder), "--engine", "duckdb", "--format", "json", "--by", "model"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    ref = load_traces(folder, engine="python").totals("model")
+    assert sum(r["requests"] for r in rows) == int(ref["requests"].sum())

@@ -1,0 +1,39 @@
+"""`toolsurvey traces`: what agents actually did and paid, from Claude Code, OTel GenAI or provider logs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+HELP = "read agent traces (Claude Code JSONL, OTLP JSON, provider request logs): billed tokens, cost, tool calls"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    from .._choices import TRACE_BY, TRACE_ENGINES, TRACE_FORMATS
+    from ._common import add_output_args
+
+    p.add_argument("paths", nargs="+", metavar="PATH", help="trace files (.jsonl, .json, .gz), folders or globs")
+    p.add_argument("--by", default="session", choices=TRACE_BY, help="rows: per session (default), model, day or tool")
+    p.add_argument("--input-format", dest="input_format", default="auto", choices=("auto", *TRACE_FORMATS),
+                   help="skip per-file detection")
+    p.add_argument("--prices", default=None, metavar="FILE", help="price file (toolsurvey TOML or LiteLLM JSON)")
+    p.add_argument("--engine", default="auto", choices=TRACE_ENGINES,
+                   help="reader: auto (the built-in streaming reader), python, duckdb, dask")
+    p.add_argument("--dask-scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"), metavar="ADDRESS",
+                   help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
+    add_output_args(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from ..traces import load_traces
+    from ._common import emit, print_warnings
+
+    tr = load_traces(args.paths, format=args.input_format, prices=args.prices, engine=args.engine,
+                     scheduler=args.dask_scheduler, keep_results=False)  # counts only: bounded memory
+    print_warnings(tr.problems)
+    if args.format != "table":
+        print(tr.summary(), file=sys.stderr)
+    emit(tr.totals(args.by), args.format, args.output, header=tr.summary())
+    return 0
