@@ -190,15 +190,22 @@ def _jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
+def _never(p: _Profile, q: _Profile, fold: Folder) -> bool:
+    """One reads and the other writes, or their actions differ (a `write`/`manage` name stands for any
+    write action)."""
+    if p.rw and q.rw and p.rw != q.rw:
+        return True
+    writes = "write" in (p.rw, q.rw)
+    return bool(p.action and q.action and p.action != q.action and not (writes and {p.action, q.action} & fold.wildcards))
+
+
 def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Folder) -> dict[str, float] | None:
     """The features of a pair, or None when the pair can never be a duplicate: one reads and the other
     writes, or their actions differ (get vs list, update vs delete; a `write`/`manage` name stands for
     any write action)."""
-    if p.rw and q.rw and p.rw != q.rw:
+    if _never(p, q, fold):
         return None
     writes = "write" in (p.rw, q.rw)
-    if p.action and q.action and p.action != q.action and not (writes and {p.action, q.action} & fold.wildcards):
-        return None
     small, large = sorted((p.params, q.params), key=len)
     short, long_ = sorted((p.core, q.core), key=len)
     return {"cosine": cosine, "name": _jaccard(p.core, q.core),
@@ -218,17 +225,21 @@ def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> fl
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
-                 k: int = NEIGHBOURS) -> Iterator[tuple[int, int, dict[str, float] | None]]:
-    """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
-    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus
-    tools that share action and object, and tools of the same name. Yielded a slice at a time."""
-    cfg = config or {}
-    fold = Folder(cfg)
+def _candidates(reg: Registry, config: dict | None, max_features: int, k: int):
+    """(profiles, folder, candidates): the candidate pairs of `reg.tools` (see `scored_pairs`), a slice
+    at a time as arrays: a, b, cosine, cross (different servers), other (servers naming different
+    products: never a duplicate)."""
+    fold = Folder(config or {})
     tools = reg.tools
-    n = len(tools)
     prefixes, brands = _prefixes(tools), _brands(tools)
     prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
+    return prof, fold, _candidate_pairs(tools, prof, fold, brands, max_features, k)
+
+
+def _candidate_pairs(tools: list[Tool], prof: list[_Profile], fold: Folder, brands: dict, max_features: int,
+                     k: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """Slices of candidate pairs as arrays (a, b, cosine, cross, other system)."""
+    n = len(tools)
     x = tfidf([fold.text(t) for t in tools], max_features)
     codes = [neighbours(x, k)] if x is not None else []
     blocks: dict[tuple, list[int]] = {}
@@ -243,16 +254,33 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
     if not codes:
         return
     codes = np.unique(np.concatenate(codes))
+    server_ids = {s: i for i, s in enumerate(dict.fromkeys(t.server for t in tools))}
+    server = np.array([server_ids[t.server] for t in tools], dtype=np.int64)
+    names = list(server_ids)
+    # servers whose descriptions name different products: only their pairs need the text check
+    rival = np.array([[bool(brands[x] and brands[y] and not brands[x] & brands[y]) for y in names] for x in names])
     for start in range(0, len(codes), _CHUNK):
         a_idx, b_idx = np.divmod(codes[start:start + _CHUNK], n)
         cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
                else np.zeros(len(a_idx)))
-        for a, b, c in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), strict=True):
-            cross = tools[a].server != tools[b].server
-            if cross and _other_system(tools[a].server, tools[b].server, brands, prof[a], prof[b]):
-                yield a, b, None
-            else:
-                yield a, b, pair_features(prof[a], prof[b], min(c, 1.0), cross, fold)
+        cross = server[a_idx] != server[b_idx]
+        other = np.zeros(len(a_idx), dtype=bool)
+        for i in np.flatnonzero(rival[server[a_idx], server[b_idx]]).tolist():
+            a, b = int(a_idx[i]), int(b_idx[i])
+            other[i] = _other_system(tools[a].server, tools[b].server, brands, prof[a], prof[b])
+        yield a_idx, b_idx, np.minimum(cos, 1.0), cross, other
+
+
+def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
+                 k: int = NEIGHBOURS) -> Iterator[tuple[int, int, dict[str, float] | None]]:
+    """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
+    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus
+    tools that share action and object, and tools of the same name. Yielded a slice at a time."""
+    prof, fold, candidates = _candidates(reg, config, max_features, k)
+    for a_idx, b_idx, cos, cross, other in candidates:
+        for a, b, c, x, o in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), cross.tolist(), other.tolist(),
+                                 strict=True):
+            yield a, b, None if o else pair_features(prof[a], prof[b], c, x, fold)
 
 
 def _other_system(sa: str, sb: str, brands: dict[str, set[str]], p: _Profile, q: _Profile) -> bool:
@@ -283,18 +311,26 @@ def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfid
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
     tools = reg.tools
     hits_a, hits_b, scores, same = array("q"), array("q"), array("d"), bytearray()
-    for a, b, f in scored_pairs(reg, config, max_features):
-        if f is None:
-            continue
-        both = bool(f["object"] and f["action"])
+    prof, fold, candidates = _candidates(reg, config, max_features, NEIGHBOURS)
+    if method == "tfidf":  # same action and object, or same action and similar wording: per tool codes
+        code = {}
+        act, obj, rw = (np.array([-1 if v is None else code.setdefault(v, len(code)) for v in vals], dtype=np.int64)
+                        for vals in ([p.action for p in prof], [p.object for p in prof], [p.rw for p in prof]))
+    for a_idx, b_idx, cos, cross, other in candidates:
         if method == "scored":
-            s = score(f)
-            hit = s >= threshold - 1e-12
-        else:  # same action and object, or same action and similar wording
-            s = f["cosine"]
-            hit = bool(f["action"]) and (both or s >= threshold - 1e-12)
-        if hit:
-            hits_a.append(a), hits_b.append(b), scores.append(round(s, 4)), same.append(both)
+            for a, b, c, x, o in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), cross.tolist(), other.tolist(),
+                                     strict=True):
+                f = None if o else pair_features(prof[a], prof[b], c, x, fold)
+                if f is not None and (s := score(f)) >= threshold - 1e-12:
+                    hits_a.append(a), hits_b.append(b), scores.append(round(s, 4))
+                    same.append(bool(f["object"] and f["action"]))
+            continue
+        # one action (so only a read/write clash can rule the pair out, see _never)
+        both = (obj[a_idx] >= 0) & (obj[a_idx] == obj[b_idx])
+        clash = (rw[a_idx] >= 0) & (rw[b_idx] >= 0) & (rw[a_idx] != rw[b_idx])
+        hit = ~other & (act[a_idx] >= 0) & (act[a_idx] == act[b_idx]) & ~clash & (both | (cos >= threshold - 1e-12))
+        hits_a.extend(a_idx[hit].tolist()), hits_b.extend(b_idx[hit].tolist())
+        scores.extend(round(c, 4) for c in cos[hit].tolist()), same.extend(both[hit].tolist())
     a, b = np.frombuffer(hits_a, dtype=np.int64), np.frombuffer(hits_b, dtype=np.int64)
     sc, sm = np.frombuffer(scores, dtype=np.float64), np.frombuffer(bytes(same), dtype=np.uint8).astype(bool)
     labels = np.asarray(_components(len(tools), a, b, sm, sc), dtype=np.int64)
