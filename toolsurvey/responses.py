@@ -130,8 +130,28 @@ def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+# Fragments are encoded about this many characters at a time. A batch ends only after a number, true,
+# false or null and before a `,`, `}` or `]`: the tokenizers' pre-split always cuts there (no piece
+# joins a letter or digit to the punctuation after it), so the tokens are those of one whole encode.
+_BATCH_CHARS = 1 << 20
+_CUT_AFTER, _CUT_BEFORE = frozenset("0123456789el"), frozenset(",}]")
+
+
 def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
-    """Tokens per fragment: encode the joined text once, give each token to the fragment it starts in."""
+    """Tokens per fragment: encode the joined text, give each token to the fragment it starts in (a
+    batch at a time, so a large result never holds all its tokens' offsets at once)."""
+    out = np.zeros(len(texts), dtype=np.int64)
+    start = size = 0
+    for i, t in enumerate(texts):
+        if size >= _BATCH_CHARS and t[:1] in _CUT_BEFORE and texts[i - 1][-1:] in _CUT_AFTER:
+            out[start:i] = _attribute_batch(texts[start:i], enc)
+            start, size = i, 0
+        size += len(t)
+    out[start:] = _attribute_batch(texts[start:], enc)
+    return out
+
+
+def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
     joined = "".join(texts)
     tokens = enc.tokens(joined)
     if joined.isascii():
