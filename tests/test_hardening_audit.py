@@ -13,7 +13,8 @@ DESC = "Runs the operation on the given record and returns the updated record wi
 def test_a_thousand_identical_descriptions_are_one_finding():
     tools = [{"name": f"op_{i:04d}", "description": DESC, "inputSchema": {"type": "object"}} for i in range(1000)]
     reg = ts.load({"tools": tools})
-    findings = ts.audit(reg, rules=["overlap"])
+    # the tfidf rule pairs all 30 (the scored default reads the numbers as different objects)
+    findings = ts.audit(reg, rules=["overlap"], config={"similarity": {"method": "tfidf", "threshold": 0.55}})
     assert len(findings) == 1
     assert findings["evidence"].iloc[0].startswith("1000 tools share one description")
     # Oracle: the merge keeps one definition (its schema written out with empty properties), so the
@@ -27,7 +28,8 @@ def test_savings_never_exceed_the_registry():
     tools = [{"name": f"get_user_{i}", "description": f"Get the user record number {i} by id and return it.",
               "inputSchema": {"type": "object", "properties": {"id": {"type": "string"}}}} for i in range(30)]
     reg = ts.load({"tools": tools})
-    findings = ts.audit(reg, rules=["overlap"])
+    # the tfidf rule pairs all 30 (the scored default reads the numbers as different objects)
+    findings = ts.audit(reg, rules=["overlap"], config={"similarity": {"method": "tfidf", "threshold": 0.55}})
     total = int(ts.footprint(reg)["tokens"].sum())
     assert len(findings) > 1 and findings["tokens"].sum() <= total
 

@@ -411,3 +411,18 @@ def test_a_phase_of_the_scenario_keeps_its_last_tool():
     p = plan(small(), usage=log, scenario=sc, window_days=None, merge=False)
     assert "ops/restart_service" in {t.key for t in p.after}
     assert any("only tool(s) of the scenario's phase 'fix'" in w for w in p.warnings)
+
+
+def test_default_plan_on_six_real_vendor_servers_merges_nothing_across_them():
+    # issue 12: GitHub, Atlassian, Notion, Slack, Sentry and Grafana loaded together (their published
+    # tool lists, tests/data/real_tools): nobody can merge tools that live on another vendor's server
+    from conftest import ROOT
+
+    real = ROOT / "tests" / "data" / "real_tools"
+    reg = Registry.from_tools([t for n in ("github", "atlassian", "notion", "slack", "sentry", "grafana")
+                               for t in ts.load(real / f"{n}.json").tools])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = plan(reg)
+    merges = [a for a in p.actions if a.kind == "merge"]
+    assert all(len({k.split("/")[0] for k in a.tools}) == 1 for a in merges)

@@ -39,20 +39,21 @@ def test_score_is_sklearn_tfidf_cosine_of_the_folded_text():
     fold = Folder(CFG)
     x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform([fold.text(t) for t in r])
     expected = float((x[0] @ x[1].T).toarray()[0, 0])
-    p = similar_pairs(r, threshold=0.0, config=CFG)
+    p = similar_pairs(r, threshold=0.0, method="tfidf", config=CFG)
     assert p["score"][0] == pytest.approx(expected, abs=1e-4)
 
 
 def test_different_actions_are_never_duplicates():
     r = reg(("get_ticket", "Get one ticket by key with its full history."),
             ("close_ticket", "Close one ticket by key with its full history."))
-    assert similar_pairs(r, threshold=0.0, config=CFG).empty
+    for method in ("tfidf", "scored"):
+        assert similar_pairs(r, threshold=0.0, method=method, config=CFG).empty
 
 
 def test_same_action_and_object_is_a_pair_whatever_the_wording():
     r = reg(("create_incident", "Declare a major outage and open a war room."),
             ("open_incident", "Starts one."))
-    p = similar_pairs(r, threshold=0.99, config=CFG)
+    p = similar_pairs(r, threshold=0.99, method="tfidf", config=CFG)
     assert list(p["basis"]) == ["same action and object"]
 
 
@@ -67,7 +68,7 @@ def test_clusters_do_not_chain():
 def test_clusters_lists_members():
     r = reg(("get_incident", "Gets an incident."), ("get_incident_details", "Gets incident details."),
             ("restart_service", "Restart every instance of a service in batches."))
-    assert clusters(similar_pairs(r, config=CFG)) == [[("default", "get_incident"), ("default", "get_incident_details")]]
+    assert clusters(similar_pairs(r, method="tfidf", config=CFG)) == [[("default", "get_incident"), ("default", "get_incident_details")]]
 
 
 def test_bad_threshold_and_method():
@@ -128,10 +129,10 @@ def _eval(method):
     return tp / (tp + fp), tp / (tp + fn)
 
 
-def test_scored_method_is_precise_on_held_out_real_pairs():
-    # goal: precision >= 0.9 at recall >= 0.7; measured today 0.91 / 0.54 (recall goal not met yet)
-    precision, recall = _eval("scored")
-    assert precision >= 0.9 and recall >= 0.5
+def test_default_method_meets_the_goal_on_held_out_real_pairs():
+    # issue 12: precision >= 0.9 at recall >= 0.7 on the pairs the weights and threshold never saw
+    precision, recall = _eval(CFG["method"])
+    assert precision >= 0.9 and recall >= 0.7
 
 
 def test_read_and_write_tools_are_never_paired():
@@ -146,12 +147,15 @@ def test_same_operation_on_different_products_is_not_a_duplicate():
              for s, p in (("gh", "GitHub"), ("gl", "GitLab"))]
     tools += [Tool(f"{v}_file", f"{v.capitalize()} a file in a {p} project.", {"type": "object"}, server=s)
               for s, p in (("gh", "GitHub"), ("gl", "GitLab")) for v in ("get", "delete")]
-    assert similar_pairs(Registry.from_tools(tools), threshold=0.0, config=CFG).empty
+    for method in ("tfidf", "scored"):
+        assert similar_pairs(Registry.from_tools(tools), threshold=0.0, method=method, config=CFG).empty
 
 
-def test_memory_at_20k_tools_stays_under_300_mb():
+@pytest.mark.parametrize("method", ["tfidf", "scored"])
+def test_memory_at_20k_tools_stays_under_300_mb(method):
     # issue 15: sparse top-k neighbours, not dense n x n blocks; measured in a fresh process on the
-    # real-shaped registry bench/audit.py builds (373,505 pairs at 20,000 tools)
+    # real-shaped registry bench/audit.py builds (the tfidf rule keeps 373,505 pairs at 20,000 tools;
+    # both methods score the same candidates)
     import subprocess
     import sys
     from pathlib import Path
@@ -166,11 +170,12 @@ from toolsurvey.similarity import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-pairs = similar_pairs(reg, config=cfg)
+pairs = similar_pairs(reg, method={method!r}, config=cfg)
 print(len(pairs), (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
 """
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout.split()
-    assert int(out[0]) > 100_000  # the registry does have many pairs to hold
+    if method == "tfidf":
+        assert int(out[0]) > 100_000  # the registry does have many pairs to hold
     assert float(out[1]) < 300
 
 
@@ -205,3 +210,43 @@ def test_audit_can_use_the_scored_method():
     f = audit(r, rules=["overlap*"], config={"similarity": {"method": "scored"}})
     assert list(f["tool"]) == ["get_config"] and "b/get_config" in f["evidence"][0]
     assert list(f["rule"]) == ["overlap-across-servers"]  # two servers: not the user's to merge
+
+
+# --- the optional embedding path (model2vec), with a tiny model built here: none can be downloaded ---
+
+
+def _tiny_model2vec(path):
+    """A model2vec model of a 12-word vocabulary in which fill/type and field/element mean the same."""
+    model2vec = pytest.importorskip("model2vec")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    words = ["[UNK]", "[PAD]", "fill", "type", "field", "element", "input", "text", "delete", "file", "disk", "page"]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.normalizer, tok.pre_tokenizer = normalizers.Lowercase(), pre_tokenizers.Whitespace()
+    vectors = np.eye(len(words), dtype=np.float32)
+    vectors[0] = 0  # unknown words (puppeteer, browser, into, ...) carry no meaning
+    vectors[words.index("type")] = vectors[words.index("fill")]
+    vectors[words.index("element")] = vectors[words.index("field")]
+    model2vec.StaticModel(vectors, tok, normalize=True).save_pretrained(str(path))
+    return str(path)
+
+
+def test_embedding_method_pairs_paraphrases_through_a_local_model(tmp_path):
+    tools = [Tool("puppeteer_fill", "Fill out an input field.", {"type": "object"}, server="puppeteer"),
+             Tool("browser_type", "Type text into an input element.", {"type": "object"}, server="playwright"),
+             Tool("delete_file", "Delete a file from disk.", {"type": "object"}, server="fs")]
+    r = Registry.from_tools(tools)
+    cfg = {**CFG, "model": _tiny_model2vec(tmp_path / "m2v")}
+    p = similar_pairs(r, method="embedding", config=cfg)
+    assert [(a, b) for a, b in zip(p["tool_a"], p["tool_b"], strict=True)] == [("puppeteer_fill", "browser_type")]
+    # by hand: "puppeteer fill. fill out an input field." and "browser type. type text into an input
+    # element." have bags {fill: 2, input: 1, field: 1} and {fill: 2, input: 1, field: 1, text: 1} here
+    assert p["score"][0] == pytest.approx(6 / (6 ** 0.5 * 7 ** 0.5), abs=1e-3)
+    assert similar_pairs(r, method="tfidf", config=CFG).empty  # wording alone does not tie them
+
+
+def test_embedding_method_never_downloads_a_model(tmp_path):
+    r = reg(("get_ticket", "Get one ticket."), ("fetch_ticket", "Fetch one ticket."))
+    for model in ("", str(tmp_path / "missing"), "minishlab/potion-base-8M"):
+        with pytest.raises(InputError, match="model2vec model on this machine"):
+            similar_pairs(r, method="embedding", config={**CFG, "model": model})

@@ -1,5 +1,5 @@
-"""Near-duplicate tools: candidates by sparse TF-IDF nearest neighbours, kept by a rule (same action and
-object, or similar wording) or a fitted score, never read vs write; clustered."""
+"""Near-duplicate tools: candidates by sparse TF-IDF nearest neighbours, kept by a fitted score of name,
+schema and wording features (or the older action/object rule), never read vs write; clustered."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ def name_words(name: str) -> list[str]:
     return [w.lower() for w in re.split(r"[\s_\-./:]+", spaced) if w]
 
 
+def first_sentence(text: str) -> str:
+    """Up to the first `.`, `!` or `?` followed by a space: what the tool does."""
+    return re.split(r"(?<=[.!?])\s", text.strip(), maxsplit=1)[0]
+
+
 @lru_cache(maxsize=1 << 16)  # vocabularies repeat: caching makes folding 2,000 tools several times faster
 def _stem(word: str) -> str:
     """Fold plural and verb endings (gets -> get, queries -> query, records -> record)."""
@@ -44,11 +49,13 @@ class Folder:
 
     def __init__(self, cfg: dict):
         self.verb = {w: g[0] for g in cfg.get("verb_classes", []) for w in g}
+        self.classes = set(self.verb.values())
         self.noun = {w: g[0] for g in cfg.get("noun_synonyms", []) for w in g}
         self.qualifiers = set(cfg.get("qualifiers", []))
         self.collections = set(cfg.get("collection_words", []))
         self.reads = set(cfg.get("read_actions", []))
         self.wildcards = set(cfg.get("wildcard_actions", []))
+        self.batch = set(cfg.get("batch_words", []))
 
     def word(self, w: str) -> str:
         s = _stem(w)
@@ -57,23 +64,34 @@ class Folder:
     def text(self, tool: Tool) -> str:
         """Name words plus the description's first sentence, folded: what the model compares."""
         desc = tool.description if isinstance(tool.description, str) else ""
-        first = re.split(r"(?<=[.!?])\s", desc.strip(), maxsplit=1)[0]
-        words = name_words(tool.name) + re.findall(r"[A-Za-z][A-Za-z0-9]*", first)
+        words = name_words(tool.name) + re.findall(r"[A-Za-z][A-Za-z0-9]*", first_sentence(desc))
         return " ".join(self.word(w) for w in words)
 
-    def action_object(self, name: str) -> tuple[str | None, str | None]:
-        """The name's verb class and the object it acts on (the last word that is not a qualifier). The
-        verb is the first or second word (`crm_search_contacts`), or else the last (`issue_read`)."""
-        ws = name_words(name)
+    def _verb_at(self, ws: list[str]) -> int | None:
+        """Where the verb stands among a name's words: first or second (`crm_search_contacts`), else last
+        (`issue_read`); None when no word is a known verb."""
         if ws and _stem(ws[0]) in self.verb:
-            at, rest = 0, ws[1:]
-        elif len(ws) > 2 and _stem(ws[1]) in self.verb:
-            at, rest = 1, ws[2:]
-        elif len(ws) > 1 and _stem(ws[-1]) in self.verb:
-            at, rest = len(ws) - 1, ws[:-1]
-        else:
+            return 0
+        if len(ws) > 2 and _stem(ws[1]) in self.verb:
+            return 1
+        if len(ws) > 1 and _stem(ws[-1]) in self.verb:
+            return len(ws) - 1
+        return None
+
+    def verb_class(self, name: str) -> str | None:
+        """The class of the name's own verb (`get_users` -> get; `action_object` would say list)."""
+        ws = name_words(name)
+        at = self._verb_at(ws)
+        return None if at is None else self.verb[_stem(ws[at])]
+
+    def action_object(self, name: str) -> tuple[str | None, str | None]:
+        """The name's verb class and the object it acts on (the last word that is not a qualifier)."""
+        ws = name_words(name)
+        at = self._verb_at(ws)
+        if at is None:
             return None, None
         action = self.verb[_stem(ws[at])]
+        rest = [w for i, w in enumerate(ws) if i > at or (at == len(ws) - 1 and i < at)]
         rest = [w for w in rest if w not in self.qualifiers and not w.isdigit()]
         if not rest:
             return action, None
@@ -96,10 +114,13 @@ class Folder:
 # Weights of the "scored" method's duplicate score (logistic regression over the pair features below,
 # every weight >= 0), fitted by `bench/similarity_eval.py --fit` on the `tune` half of
 # tests/data/similarity_pairs.csv only.
-WEIGHTS = {"bias": -5.18, "cosine": 0.44, "name": 1.29, "object": 0.21, "params": 0.0, "contain": 1.52,
-           "extends": 1.47, "same_name": 3.41, "special": 3.46, "action": 0.0, "cross": 1.08}
-FEATURES = ["cosine", "name", "object", "params", "contain", "extends", "same_name", "special", "action", "cross"]
-METHODS = ("tfidf", "scored")
+WEIGHTS = {"bias": -5.51, "cosine": 2.18, "object": 0.65, "contain": 1.31, "special": 4.62, "same_name": 3.67,
+           "cross": 1.3, "replaces": 2.32}
+FEATURES = ["cosine", "object", "contain", "special", "same_name", "cross", "replaces"]
+# each method with its default threshold: "scored"'s chosen by cross-validation on labelled real pairs
+# (bench/similarity_eval.py --fit), "tfidf"'s calibrated on the bundled samples (docs/audit.md#calibration)
+# "embedding"'s 0.85 is the “Tool registry design” chapter's embedding cosine (not measured here: no model)
+METHODS = {"scored": 0.65, "tfidf": 0.55, "embedding": 0.85}
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
 _CHUNK = 20000  # candidate pairs scored at once
 _WORKING_MB = 8  # scikit-learn's working memory for the neighbour search: bounds memory at any size
@@ -115,6 +136,26 @@ def tfidf(texts: list[str], max_features: int = 50000):
         return vec.fit_transform(texts)
     except ValueError:  # every text empty or only stop words: nothing can be similar
         return None
+
+
+def embeddings(texts: list[str], model: str) -> np.ndarray:
+    """L2-normalised rows of `texts` embedded by the model2vec model in local directory `model` (a dot
+    product is the cosine). Never downloads: raises InputError when the directory or model2vec is missing."""
+    from pathlib import Path
+
+    if not model or not Path(model).is_dir():
+        raise InputError(f"similarity method 'embedding' needs [similarity] model = the directory of a "
+                         f"model2vec model on this machine; found {model!r}. Use method 'scored' without one")
+    try:
+        from model2vec import StaticModel  # optional: pip install 'toolsurvey[embeddings]'
+    except ImportError:
+        raise InputError("similarity method 'embedding' needs model2vec: pip install 'toolsurvey[embeddings]'") from None
+    try:
+        x = StaticModel.from_pretrained(model).encode(texts)
+    except Exception as e:  # a directory that is not a model2vec model: say so, do not guess
+        raise InputError(f"could not load a model2vec model from {model}: {e}") from None
+    x = np.asarray(x, dtype=np.float64)
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
 def neighbours(x, k: int = NEIGHBOURS) -> np.ndarray:
@@ -172,50 +213,80 @@ def _prefixes(tools: list[Tool]) -> dict[str, set[str]]:
 class _Profile:
     """What the pair features read from one tool."""
 
-    __slots__ = ("action", "rw", "object", "core", "params", "text_lower")
+    __slots__ = ("name", "verb", "action", "rw", "object", "core", "words", "params", "required", "fields", "ops", "text_lower", "first")
 
     def __init__(self, tool: Tool, fold: Folder, prefix: set[str]):
-        self.action, self.object = fold.action_object(tool.name)
+        self.name = tool.name.lower()
+        # the server's common prefix (`slack_`, `browser_`) says nothing about the tool, unless it is a verb
+        words = [w for w in name_words(tool.name) if w not in prefix or _stem(w) in fold.verb]
+        self.action, self.object = fold.action_object("_".join(words))
+        self.verb = fold.verb_class("_".join(words))
         self.rw = fold.read_write(tool, self.action)
-        words = [w for w in name_words(tool.name) if w not in prefix]
         if self.action is None and words:  # a verb the classes do not know (click, unresolve): itself
             self.action = "?" + words[0]
-        self.core = {fold.word(w) for w in words if _stem(w) not in fold.verb}
+        # a batch of one is the same operation (read_multiple_files / read_file); qualifiers decorate
+        # the object (get_incident_details / get_incident)
+        self.words = {fold.word(w) for w in words if w not in fold.batch and w not in fold.qualifiers}
+        self.core = {w for w in self.words if w not in fold.classes}
         props = tool.input_schema.get("properties") if isinstance(tool.input_schema, dict) else None
-        self.params = {p.lower() for p in props} if isinstance(props, dict) else set()
+        props = props if isinstance(props, dict) else {}
+        # parameter names folded to stemmed words (pullNumber = pull_number, paths = path)
+        self.params = {"_".join(_stem(w) for w in name_words(p)) for p in props}
+        required = tool.input_schema.get("required") if isinstance(tool.input_schema, dict) else None
+        self.required = ({"_".join(_stem(w) for w in name_words(p)) for p in required if isinstance(p, str)}
+                         if isinstance(required, list) else self.params)
+        # what the tool can be told to act on: the words of its parameters' names (fields a write sets)
+        # and of their enum values (`pull_request_read`'s method enum holds get_comments, get_status)
+        enums = [v for spec in props.values() if isinstance(spec, dict) and isinstance(spec.get("enum"), list)
+                 for v in spec["enum"] if isinstance(v, str)]
+        self.fields = {fold.word(w) for p in props for w in name_words(p)}
+        self.ops = {fold.word(w) for v in enums for w in name_words(v)}
         self.text_lower = (tool.description if isinstance(tool.description, str) else "").lower()
+        self.first = first_sentence(self.text_lower)
 
 
-def _jaccard(a: set, b: set) -> float:
-    return len(a & b) / len(a | b) if a or b else 0.0
+_REPLACES = re.compile(r"\b(?:instead|prefer\w*|deprecated|replac\w*|supersed\w*)\b")
 
 
-def _never(p: _Profile, q: _Profile, fold: Folder) -> bool:
-    """One reads and the other writes, or their actions differ (a `write`/`manage` name stands for any
-    write action)."""
-    if p.rw and q.rw and p.rw != q.rw:
-        return True
-    writes = "write" in (p.rw, q.rw)
-    return bool(p.action and q.action and p.action != q.action and not (writes and {p.action, q.action} & fold.wildcards))
+def _replaces(text: str, name: str) -> bool:
+    """Whether a sentence of `text` names tool `name` and says one replaces the other."""
+    return name in text and any(_REPLACES.search(s) and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", s)
+                                for s in re.split(r"(?<=[.!?:])\s", text) if name in s)
+
+
+def _covers(g: _Profile, s: _Profile, writes: bool, fold: Folder) -> float:
+    """How far general tool `g` does what specific tool `s` does: 0 unless `g` can be told, by an enum
+    value or (both writing) a parameter, to do all that `s`'s name says (`issue_write`, a write of any
+    kind with a `state` parameter, and `update_issue_state`; `pull_request_review_write`, whose method
+    enum holds resolve_thread, and `resolve_review_thread`), else the share of the parameters `s`
+    requires that `g` takes."""
+    if not (s.core & g.core) or s.core <= g.core:
+        return 0.0
+    need = s.words - {g.verb} - ({s.verb} if g.verb in fold.wildcards else set())
+    if not need <= g.core | g.ops | (g.fields if writes else set()):
+        return 0.0
+    return len(s.required & g.params) / len(s.required) if s.required else 1.0
 
 
 def pair_features(p: _Profile, q: _Profile, cosine: float, cross: bool, fold: Folder) -> dict[str, float] | None:
     """The features of a pair, or None when the pair can never be a duplicate: one reads and the other
-    writes, or their actions differ (get vs list, update vs delete; a `write`/`manage` name stands for
-    any write action)."""
-    if _never(p, q, fold):
+    writes, or both their names' verbs and their actions differ (update vs delete, get vs list; but
+    `get_active_alerts` lists, like `list_alerts`; a `write`/`manage` name stands for any write action)."""
+    if p.rw and q.rw and p.rw != q.rw:
         return None
     writes = "write" in (p.rw, q.rw)
+    if p.verb and q.verb and p.verb != q.verb and p.action != q.action \
+            and not (writes and {p.verb, q.verb} & fold.wildcards):
+        return None
     small, large = sorted((p.params, q.params), key=len)
+    contain = len(small & large) / len(small) if small else 0.0
     short, long_ = sorted((p.core, q.core), key=len)
-    return {"cosine": cosine, "name": _jaccard(p.core, q.core),
-            "object": float(p.object is not None and p.object == q.object),
-            "params": _jaccard(p.params, q.params),
-            "contain": len(small & large) / len(small) if small else 0.0,
-            # a write tool whose name extends the other's (update_pr_title vs update_pr): a special case of it
-            "extends": float(writes and bool(short) and short < long_),
+    return {"cosine": cosine, "object": float(p.object is not None and p.object == q.object),
+            "contain": contain,  # the share of one tool's parameters the other also takes
+            "special": max(_covers(p, q, writes, fold), _covers(q, p, writes, fold)),
             "same_name": float(bool(short) and short == long_),
-            "special": float(writes and bool(short) and short < long_ and bool(small) and small <= large),
+            # one description says it replaces the other ("DEPRECATED: use read_text_file instead")
+            "replaces": float(_replaces(p.text_lower, q.name) or _replaces(q.text_lower, p.name)),
             "action": float(p.action is not None and p.action == q.action), "cross": float(cross)}
 
 
@@ -225,22 +296,26 @@ def score(features: dict[str, float], weights: dict[str, float] = WEIGHTS) -> fl
     return 1.0 / (1.0 + math.exp(-z))
 
 
-def _candidates(reg: Registry, config: dict | None, max_features: int, k: int):
-    """(profiles, folder, candidates): the candidate pairs of `reg.tools` (see `scored_pairs`), a slice
-    at a time as arrays: a, b, cosine, cross (different servers), other (servers naming different
-    products: never a duplicate)."""
-    fold = Folder(config or {})
+def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
+                 k: int = NEIGHBOURS, model: str | None = None) -> Iterator[tuple[int, int, dict[str, float] | None]]:
+    """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
+    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence (with
+    `model`, the embedding cosine of name words + first sentence instead), plus tools that share action
+    and object, and tools of the same name. Yielded a slice at a time."""
+    cfg = config or {}
+    fold = Folder(cfg)
     tools = reg.tools
-    prefixes, brands = _prefixes(tools), _brands(tools)
-    prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
-    return prof, fold, _candidate_pairs(tools, prof, fold, brands, max_features, k)
-
-
-def _candidate_pairs(tools: list[Tool], prof: list[_Profile], fold: Folder, brands: dict, max_features: int,
-                     k: int) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
-    """Slices of candidate pairs as arrays (a, b, cosine, cross, other system)."""
     n = len(tools)
-    x = tfidf([fold.text(t) for t in tools], max_features)
+    prefixes, brands = _prefixes(tools), _brands(tools)
+    named: dict[str, set[str]] = {}  # per server, the words its descriptions use
+    for t in tools:
+        named.setdefault(t.server, set()).update(re.findall(r"\w+", (t.description or "").lower()
+                                                            if isinstance(t.description, str) else ""))
+    prof = [_Profile(t, fold, prefixes[t.server]) for t in tools]
+    if model is not None:
+        x = embeddings([" ".join(name_words(t.name)) + ". " + p.first for t, p in zip(tools, prof, strict=True)], model)
+    else:
+        x = tfidf([fold.text(t) for t in tools], max_features)
     codes = [neighbours(x, k)] if x is not None else []
     blocks: dict[tuple, list[int]] = {}
     for i, (t, p) in enumerate(zip(tools, prof, strict=True)):
@@ -254,83 +329,76 @@ def _candidate_pairs(tools: list[Tool], prof: list[_Profile], fold: Folder, bran
     if not codes:
         return
     codes = np.unique(np.concatenate(codes))
-    server_ids = {s: i for i, s in enumerate(dict.fromkeys(t.server for t in tools))}
-    server = np.array([server_ids[t.server] for t in tools], dtype=np.int64)
-    names = list(server_ids)
-    # servers whose descriptions name different products: only their pairs need the text check
-    rival = np.array([[bool(brands[x] and brands[y] and not brands[x] & brands[y]) for y in names] for x in names])
     for start in range(0, len(codes), _CHUNK):
         a_idx, b_idx = np.divmod(codes[start:start + _CHUNK], n)
-        cos = (np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel() if x is not None
-               else np.zeros(len(a_idx)))
-        cross = server[a_idx] != server[b_idx]
-        other = np.zeros(len(a_idx), dtype=bool)
-        for i in np.flatnonzero(rival[server[a_idx], server[b_idx]]).tolist():
-            a, b = int(a_idx[i]), int(b_idx[i])
-            other[i] = _other_system(tools[a].server, tools[b].server, brands, prof[a], prof[b])
-        yield a_idx, b_idx, np.minimum(cos, 1.0), cross, other
+        if x is None:
+            cos = np.zeros(len(a_idx))
+        elif isinstance(x, np.ndarray):  # dense embeddings
+            cos = np.einsum("ij,ij->i", x[a_idx], x[b_idx])
+        else:
+            cos = np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel()
+        for a, b, c in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), strict=True):
+            cross = tools[a].server != tools[b].server
+            if cross and _other_system(tools[a].server, tools[b].server, brands, named, prof[a], prof[b]):
+                yield a, b, None
+            else:
+                yield a, b, pair_features(prof[a], prof[b], min(c, 1.0), cross, fold)
 
 
-def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 50000,
-                 k: int = NEIGHBOURS) -> Iterator[tuple[int, int, dict[str, float] | None]]:
-    """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
-    tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence, plus
-    tools that share action and object, and tools of the same name. Yielded a slice at a time."""
-    prof, fold, candidates = _candidates(reg, config, max_features, k)
-    for a_idx, b_idx, cos, cross, other in candidates:
-        for a, b, c, x, o in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), cross.tolist(), other.tolist(),
-                                 strict=True):
-            yield a, b, None if o else pair_features(prof[a], prof[b], c, x, fold)
-
-
-def _other_system(sa: str, sb: str, brands: dict[str, set[str]], p: _Profile, q: _Profile) -> bool:
-    """Two servers whose descriptions name different products (GitHub vs GitLab) act on different systems."""
+def _other_system(sa: str, sb: str, brands: dict[str, set[str]], named: dict[str, set[str]],
+                  p: _Profile, q: _Profile) -> bool:
+    """Two tools act on different systems when their servers' descriptions name different products
+    (GitHub vs GitLab), or when one tool names its server's product and the other server never names it
+    (GitHub's `create_branch` vs the local git server's `git_create_branch`)."""
     ba, bb = brands[sa], brands[sb]
-    return bool(ba and bb and not ba & bb and not any(w.lower() in q.text_lower for w in ba)
-                and not any(w.lower() in p.text_lower for w in bb))
+    if ba and bb and not ba & bb and not any(w.lower() in q.text_lower for w in ba) \
+            and not any(w.lower() in p.text_lower for w in bb):
+        return True
+    return any(any(w.lower() in t.first for w in b) and not {w.lower() for w in b} & named[other]
+               for t, b, other in ((p, ba, sb), (q, bb, sa)))
 
 
-def similar_pairs(reg: Registry, *, threshold: float = 0.55, method: str = "tfidf", config: dict | None = None,
-                  max_features: int = 50000) -> pd.DataFrame:
+def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str = "scored",
+                  config: dict | None = None, max_features: int = 50000) -> pd.DataFrame:
     """Pairs of tools that look like near-duplicates, with a cluster id per group of tools all paired
     with each other (0: the pair's tools ended up in different clusters; see `_components`).
 
     Candidates are each tool's nearest TF-IDF neighbours (sparse top-k, `neighbours`) plus tools that
-    share action and object or name. Never paired: a read tool with a write tool, different actions,
-    tools of servers that name different products (GitHub vs GitLab). `method`:
+    share action and object or name. Never paired: a read tool with a write tool, names whose verbs are
+    of different classes, tools of different products (GitHub vs GitLab, `_other_system`). `method`:
+    - "scored" (the default): `score` of `pair_features` >= `threshold`; the weights were fitted, and
+      the default threshold 0.65 chosen by cross-validation, on labelled real pairs;
     - "tfidf": same action and either the same object or a TF-IDF cosine of the folded name words +
-      first description sentence >= `threshold` (score: that cosine);
-    - "scored": `score` of `pair_features` >= `threshold` (weights fitted on labelled real pairs).
+      first description sentence >= `threshold` (score: that cosine; default 0.55).
+    - "embedding": same action and object, or a cosine of model2vec embeddings of the name words +
+      first sentence >= `threshold` (default 0.85) whatever the verbs (`puppeteer_fill`/`browser_type`);
+      needs `config["model"]`, the directory of a local model2vec model (nothing is downloaded), and
+      model2vec installed.
+    `threshold` None: the method's default (`METHODS`).
     bench/similarity_eval.py prints the precision and recall of both.
     `config` is the `[similarity]` table of the audit config (verb classes, synonyms, qualifiers).
-    Raises InputError for an unknown method or a threshold outside 0..1.
+    Raises InputError for an unknown method, a threshold outside 0..1, or a missing embedding model.
     """
     if method not in METHODS:
         raise InputError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
+    threshold = METHODS[method] if threshold is None else threshold
     if not 0.0 <= threshold <= 1.0:
         raise InputError(f"similarity threshold must be between 0 and 1, found {threshold}")
     tools = reg.tools
     hits_a, hits_b, scores, same = array("q"), array("q"), array("d"), bytearray()
-    prof, fold, candidates = _candidates(reg, config, max_features, NEIGHBOURS)
-    if method == "tfidf":  # same action and object, or same action and similar wording: per tool codes
-        code = {}
-        act, obj, rw = (np.array([-1 if v is None else code.setdefault(v, len(code)) for v in vals], dtype=np.int64)
-                        for vals in ([p.action for p in prof], [p.object for p in prof], [p.rw for p in prof]))
-    for a_idx, b_idx, cos, cross, other in candidates:
-        if method == "scored":
-            for a, b, c, x, o in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), cross.tolist(), other.tolist(),
-                                     strict=True):
-                f = None if o else pair_features(prof[a], prof[b], c, x, fold)
-                if f is not None and (s := score(f)) >= threshold - 1e-12:
-                    hits_a.append(a), hits_b.append(b), scores.append(round(s, 4))
-                    same.append(bool(f["object"] and f["action"]))
+    model = ((config or {}).get("model") or "") if method == "embedding" else None
+    for a, b, f in scored_pairs(reg, config, max_features, model=model):
+        if f is None:
             continue
-        # one action (so only a read/write clash can rule the pair out, see _never)
-        both = (obj[a_idx] >= 0) & (obj[a_idx] == obj[b_idx])
-        clash = (rw[a_idx] >= 0) & (rw[b_idx] >= 0) & (rw[a_idx] != rw[b_idx])
-        hit = ~other & (act[a_idx] >= 0) & (act[a_idx] == act[b_idx]) & ~clash & (both | (cos >= threshold - 1e-12))
-        hits_a.extend(a_idx[hit].tolist()), hits_b.extend(b_idx[hit].tolist())
-        scores.extend(round(c, 4) for c in cos[hit].tolist()), same.extend(both[hit].tolist())
+        both = bool(f["object"] and f["action"])
+        if method == "scored":
+            s = score(f)
+            hit = s >= threshold - 1e-12
+        else:  # same action and object, or similar wording: same action and TF-IDF cosine, or embedding cosine
+            s = f["cosine"]
+            hit = both or ((method == "embedding" or bool(f["action"])) and s >= threshold - 1e-12)
+        if hit:
+            hits_a.append(a), hits_b.append(b), scores.append(round(s, 4)), same.append(both)
     a, b = np.frombuffer(hits_a, dtype=np.int64), np.frombuffer(hits_b, dtype=np.int64)
     sc, sm = np.frombuffer(scores, dtype=np.float64), np.frombuffer(bytes(same), dtype=np.uint8).astype(bool)
     labels = np.asarray(_components(len(tools), a, b, sm, sc), dtype=np.int64)

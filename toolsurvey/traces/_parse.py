@@ -186,17 +186,19 @@ def claude_records(path: str, records, c: Collector) -> None:
     """Add (line number, record) pairs of one Claude Code file (read by any engine) to `c`."""
     p = Path(path)
     subagent_file = p.name.startswith("agent-") and "subagents" in p.parts
+    file_session = stem(p)
+    file_agent = file_session.removeprefix("agent-") if subagent_file else ""
     for n, rec in records:
         if not isinstance(rec, dict):
             c.skips.add(path, n, f"expected a JSON object, found {type(rec).__name__}", "not an object")
             continue
         kind = rec.get("type")
         msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
-        session = str(rec.get("sessionId") or stem(p))
-        sub = bool(subagent_file or rec.get("isSidechain"))
-        agent = str(rec.get("agentId") or (stem(p).removeprefix("agent-") if subagent_file else ""))
-        ts = rec.get("timestamp")
         if kind == "assistant":
+            session = str(rec.get("sessionId") or file_session)
+            sub = bool(subagent_file or rec.get("isSidechain"))
+            agent = str(rec.get("agentId") or file_agent)
+            ts = rec.get("timestamp")
             content = msg.get("content") if isinstance(msg.get("content"), list) else []
             for b in content:
                 if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id"):
