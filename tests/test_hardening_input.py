@@ -63,6 +63,23 @@ def test_max_input_bytes_is_the_limit(write_json, cli):
     assert code == 2 and f"more than the {size - 1:,}-byte input limit" in err
 
 
+def test_a_streamed_trace_keeps_the_input_rules(tmp_path, cli):
+    # A .jsonl trace is read line by line, yet it is still a regular file under the input limit.
+    fifo = tmp_path / "trace.jsonl"
+    os.mkfifo(fifo)
+    _one_error_line(_limited("responses", fifo, timeout=60))  # refused, never opened (it would hang)
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as f:
+        f.truncate(3 * GIB)
+    assert "--max-input-bytes" in _one_error_line(_limited("responses", big))
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(json.dumps({"tool": "lookup", "result": {"id": 7}}) + "\n")
+    size = trace.stat().st_size
+    assert cli("responses", trace, "--max-input-bytes", size)[0] == 0
+    code, _, err = cli("responses", trace, "--max-input-bytes", size - 1)
+    assert code == 2 and f"more than the {size - 1:,}-byte input limit" in err
+
+
 def test_a_100_mb_description_is_refused_within_1_gib(tmp_path):
     path = tmp_path / "huge.json"
     path.write_text(json.dumps({"tools": [{**TOOL, "description": "x" * 100_000_000}]}))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .._io import STDOUT, atomic_write, spreadsheet_safe
 from .._markdown import visible
 from ..errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is rendered, so parsing arguments stays fast
+    import pandas as pd
 
 FORMATS_OUT = ("table", "csv", "json")
 MAX_WARNINGS = 20
@@ -61,6 +62,8 @@ def _cell(v: Any, col: str) -> str:
 
 def render_table(df: pd.DataFrame) -> str:
     """A plain aligned text table: numbers right-aligned with separators, shares as percents."""
+    import pandas as pd
+
     cols = [visible(c) for c in df.columns]
     cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row, strict=True)]
              for row in df.itertuples(index=False)]

@@ -19,7 +19,7 @@ def measure_kwargs(args: argparse.Namespace) -> dict:
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
     """The scenario fields `report` and `plan` take as options, as `simulate` does (model: --model)."""
-    from ..scenario import CACHING
+    from .._choices import CACHING
 
     p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
     p.add_argument("--caching", choices=CACHING, default=None,
