@@ -36,7 +36,7 @@ print(total, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 OURS = """
 import resource, sys
 from toolsurvey.cli import main
-main(["responses", *sys.argv[1:], "--format", "csv", "--max-input-bytes", "4G"])
+main(["responses", *sys.argv[1:], "--format", "csv"])
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 

@@ -51,9 +51,11 @@ def input_limit(max_bytes: int) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def open_input(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> Iterator[BinaryIO]:
-    """A regular file or standard input (`-`), opened for binary reading, whose size is under the
-    input limit (read it whole with `read_bytes`, or line by line with `input_lines`).
+def open_input(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file",
+               whole: bool = True) -> Iterator[BinaryIO]:
+    """A regular file or standard input (`-`), opened for binary reading; when it is to be read
+    `whole`, its size must be under the input limit (read it whole with `read_bytes`, or line by line
+    with `input_lines`, which limits each line instead).
 
     Raises InputError for a missing file, a directory, a device or FIFO (which could block or never
     end), and a file over the limit.
@@ -78,21 +80,21 @@ def open_input(path: str | os.PathLike, what: str = "file", expected: str = "a J
                     "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
             raise InputError(f"{p}: is a {kind}, not a regular file; expected {expected} "
                              "(to read a pipe, give - and redirect it to standard input)")
-        if st.st_size > _max_input.get():
+        if whole and st.st_size > _max_input.get():
             raise InputError(_too_big(p, f"{st.st_size:,} bytes", _max_input.get()))
         yield f
 
 
 def input_lines(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> Iterator[bytes]:
     """The lines of `path` (see open_input), one at a time, so a long file is never held whole; raises
-    InputError as open_input does, and when the lines read so far pass the input limit."""
-    limit, seen = _max_input.get(), 0
-    with open_input(path, what, expected) as f:
+    InputError as open_input does, and when one line passes the input limit (only a line is held in
+    memory, so the file itself may be larger)."""
+    limit = _max_input.get()
+    with open_input(path, what, expected, whole=False) as f:
         try:
-            while line := f.readline(limit - seen + 1):  # never more than the limit, even in one line
-                seen += len(line)
-                if seen > limit:
-                    raise InputError(_too_big(Path(path), f"over {limit:,} bytes", limit))
+            for n, line in enumerate(iter(lambda: f.readline(limit + 1), b""), 1):  # never more than the limit
+                if len(line) > limit:
+                    raise InputError(_too_big(Path(path), f"line {n:,} is over {limit:,} bytes", limit))
                 yield line
         except OSError as e:
             raise InputError(f"{Path(path)}: cannot read ({e.strerror})") from None
