@@ -3,6 +3,7 @@
 and one sparse similarity product of the same texts, the least any TF-IDF comparison must do).
 
     .venv/bin/python bench/audit.py [--tools 2000] [--seed 1]
+    .venv/bin/python bench/audit.py --tools 1000 --scale 20   # issue 15: audit at 20x the tools <= 25x the time
 """
 
 from __future__ import annotations
@@ -65,7 +66,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tools", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--scale", type=int, default=None,
+                    help="only time the full audit at --tools and at SCALE times as many, and print the ratio")
     a = ap.parse_args(argv)
+    if a.scale:
+        return scaling(a.tools, a.scale, a.seed)
     reg = registry(a.tools, a.seed)
     cfg = load_config()["similarity"]
     texts = [Folder(cfg).text(t) for t in reg]
@@ -84,6 +89,15 @@ def main(argv=None) -> int:
           f"ratio to baseline {t_sim / t_base:.2f}x; peak traced memory {peak_sim / 2**20:.1f} MiB")
     print(f"full audit ({len(findings):,} findings): {t_audit:.3f} s ({t_audit / len(reg) * 1000:.2f} ms per tool)")
     print(f"peak resident memory of the process: {rss:.0f} MiB")
+    return 0
+
+
+def scaling(n: int, scale: int, seed: int) -> int:
+    audit(registry(50, seed + 1))  # imports and encodings outside the timings
+    _, small = timed(lambda: audit(registry(n, seed)))
+    _, big = timed(lambda: audit(registry(n * scale, seed)))
+    print(f"audit: {n:,} tools {small:.2f} s, {n * scale:,} tools {big:.2f} s: {big / small:.1f}x the time "
+          f"for {scale}x the tools (goal for 20x: <= 25x)")
     return 0
 
 

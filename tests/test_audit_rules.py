@@ -347,3 +347,25 @@ def test_summary_and_cli_header_price_findings_like_the_table(cli, tmp_path):
     saving = f.loc[f["tokens"] > 0, "tokens"].sum()
     cost = -f.loc[f["tokens"] < 0, "tokens"].sum()
     assert f"save {saving:,} tokens per request, the ones that add text cost {cost:,}" in " ".join(out.split())
+
+
+def test_audit_encodes_each_tool_once(monkeypatch):
+    # Rules, their savings and the near-duplicate merge estimates share one count per tool.
+    from conftest import DATA
+
+    import toolsurvey._tool_tokens as tt
+    from toolsurvey import load
+
+    seen: list[str] = []
+    real = tt.count
+
+    def counting(text, encoding="o200k_base"):
+        seen.append(text)
+        return real(text, encoding)
+
+    monkeypatch.setattr(tt, "count", counting)
+    tt._count.cache_clear()
+    reg = load(DATA / "registries" / "ops_assistant.json")
+    findings = audit(reg)
+    assert (findings["rule"] == "overlap").any()  # the merge estimates ran
+    assert seen and len(seen) == len(set(seen))  # no text was encoded twice

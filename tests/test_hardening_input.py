@@ -63,6 +63,25 @@ def test_max_input_bytes_is_the_limit(write_json, cli):
     assert code == 2 and f"more than the {size - 1:,}-byte input limit" in err
 
 
+def test_a_streamed_trace_keeps_the_input_rules(tmp_path, cli):
+    # A .jsonl trace is read line by line: a regular file whose every line is under the input limit,
+    # since only one line is held at a time; the file as a whole may be larger.
+    fifo = tmp_path / "trace.jsonl"
+    os.mkfifo(fifo)
+    _one_error_line(_limited("responses", fifo, timeout=60))  # refused, never opened (it would hang)
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as f:
+        f.truncate(3 * GIB)  # one 3 GiB line of zero bytes
+    assert "line 1 is over" in _one_error_line(_limited("responses", big))
+    line = json.dumps({"tool": "lookup", "result": {"id": 7}}) + "\n"
+    trace = tmp_path / "t.jsonl"
+    trace.write_text(line * 3)
+    size = len(line.encode())
+    assert cli("responses", trace, "--max-input-bytes", size)[0] == 0  # the file is 3x the limit
+    code, _, err = cli("responses", trace, "--max-input-bytes", size - 1)
+    assert code == 2 and "line 1 is over" in err and f"more than the {size - 1:,}-byte input limit" in err
+
+
 def test_a_100_mb_description_is_refused_within_1_gib(tmp_path):
     path = tmp_path / "huge.json"
     path.write_text(json.dumps({"tools": [{**TOOL, "description": "x" * 100_000_000}]}))

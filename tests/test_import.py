@@ -38,3 +38,35 @@ def test_every_exported_name_resolves():
 
     for name in toolsurvey.__all__:
         assert getattr(toolsurvey, name) is not None, name
+
+
+PARSE_HEAVY = {"pandas", "numpy", "plotly", "sklearn", "scipy", "mcp"}
+
+
+def _imported(args: list[str]) -> tuple[str, set[str]]:
+    """Standard output and the top-level packages a fresh `python -X importtime ARGS` imported."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-X", "importtime", *args],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    names = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    return out.stdout, {n.split(".")[0] for n in names}
+
+
+def test_help_imports_no_heavy_package():
+    stdout, top = _imported(["-m", "toolsurvey", "--help"])
+    assert "footprint" in stdout and "audit" in stdout
+    assert not top & PARSE_HEAVY, sorted(top & PARSE_HEAVY)
+
+
+def test_configuring_every_sub_command_imports_no_heavy_package():
+    # Every sub-command's options, parsed: the choices and defaults they show come from light modules.
+    code = ("from toolsurvey.cli import build_parser\n"
+            "p = build_parser()\n"
+            "for argv in (['audit', 'x.json', '--fail-on', 'error'], ['simulate', '--caching', 'prefix'],\n"
+            "             ['responses', 'r.json', '--serialize', 'csv'], ['discover', 'http://h/mcp'],\n"
+            "             ['convert', 'x.json', '--to', 'mcp'], ['footprint', 'x.json']):\n"
+            "    print(p.parse_args(argv).command)\n")
+    stdout, top = _imported(["-c", code])
+    assert stdout.split() == ["audit", "simulate", "responses", "discover", "convert", "footprint"]
+    assert not top & PARSE_HEAVY, sorted(top & PARSE_HEAVY)

@@ -288,3 +288,23 @@ def test_measuring_files_does_not_import_httpx():
     code = ("import sys, toolsurvey as ts; ts.field_costs(sys.argv[1]); "
             "assert 'httpx' not in sys.modules, 'httpx imported'")
     subprocess.run([sys.executable, "-c", code, str(DATA / "responses" / "list_issues")], check=True)
+
+
+_SCALARS = st.one_of(st.integers(-10**6, 10**12), st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False),
+                     st.text(alphabet=st.sampled_from("ab é,}]:0 \"\\'s"), max_size=12))
+_VALUES = st.recursive(_SCALARS, lambda kids: st.lists(kids, max_size=6) | st.dictionaries(
+    st.text(alphabet="abcé'1", max_size=5), kids, max_size=6), max_leaves=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_VALUES)
+def test_field_attribution_in_batches_counts_like_one_encode(value):
+    # A large result is encoded a batch of fragments at a time; with a one-character batch every safe
+    # cut is taken, and the per-field tokens still add up to tiktoken's count of the compact JSON.
+    from toolsurvey import _jsontree, responses
+
+    texts, _, _ = _jsontree.fragments(value, _jsontree.PathTable())
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(responses, "_BATCH_CHARS", 1)
+        per = responses._attribute(texts, responses._Enc("o200k_base"))
+    assert int(per.sum()) == ntok(compact(value))

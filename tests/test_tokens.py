@@ -66,6 +66,7 @@ def test_corrupted_shipped_file_is_refused(tmp_path, monkeypatch):
     good = (ENCODINGS / "cl100k_base.tiktoken").read_bytes()
     (pkg / "encodings" / "cl100k_base.tiktoken").write_bytes(good[:-10] + b"AAAA 99999\n")
     monkeypatch.setattr(resources, "files", lambda _pkg: pkg)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # no binary cache to skip the file
     tokens._load.cache_clear()
     try:
         with pytest.raises(InputError, match=r"cl100k_base.tiktoken has sha256 [0-9a-f]{64}, expected 2239"):
@@ -122,3 +123,56 @@ def test_counting_works_with_no_network_and_an_empty_cache(tmp_path):
     expected += ntok(data["servers"]["helpdesk"]["instructions"])
     assert result["total"] == expected
     assert list(cache.iterdir()) == []
+
+
+@pytest.fixture
+def own_cache(tmp_path, monkeypatch):
+    """An empty user cache directory for this test, and encodings loaded afresh."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    tokens._load.cache_clear()
+    yield tmp_path / "cache"
+    tokens._load.cache_clear()
+
+
+def test_binary_cache_holds_tiktoken_own_ranks_and_spares_the_shipped_file(own_cache, monkeypatch):
+    text = "get_user_data: Gets user data. \u200b \U0001F680"
+    assert tokens.count(text, "cl100k_base") == ntok(text, "cl100k_base")
+    path = tokens.cache_path("cl100k_base")
+    assert path.is_relative_to(own_cache) and path.exists()
+
+    def refuse(name):
+        raise AssertionError("the shipped file was parsed again")
+
+    monkeypatch.setattr(tokens, "shipped_ranks", refuse)
+    tokens._load.cache_clear()
+    assert tokens.cached_ranks("cl100k_base") == tiktoken_spec("cl100k_base")["mergeable_ranks"]
+    assert tokens.count(text, "cl100k_base") == ntok(text, "cl100k_base")
+
+
+@pytest.mark.parametrize("damage", ["flip a byte", "truncate", "other source", "not a cache", "empty"])
+def test_damaged_cache_is_detected_and_rebuilt(own_cache, damage):
+    tokens.cached_ranks("cl100k_base")
+    path = tokens.cache_path("cl100k_base")
+    data = path.read_bytes()
+    broken = {
+        "flip a byte": data[:-5000] + bytes([data[-5000] ^ 1]) + data[-4999:],
+        "truncate": data[: len(data) // 2],
+        "other source": data.replace(tokens.SHIPPED["cl100k_base"].encode(), b"0" * 64, 1),
+        "not a cache": b"\x00" * 300,
+        "empty": b"",
+    }[damage]
+    path.write_bytes(broken)
+    assert tokens.cached_ranks("cl100k_base") == tiktoken_spec("cl100k_base")["mergeable_ranks"]
+    assert path.read_bytes() == data  # rebuilt
+
+
+def test_unwritable_cache_directory_still_counts(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))  # the cache directory cannot be created
+    tokens._load.cache_clear()
+    try:
+        assert tokens.count("hello world", "cl100k_base") == ntok("hello world", "cl100k_base") == 2
+    finally:
+        tokens._load.cache_clear()
+    assert blocker.read_text() == "not a directory"

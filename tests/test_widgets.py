@@ -45,8 +45,10 @@ def test_catalog_explorer_slider_recomputes_the_task(ops):
     box.controls["strategy"].value = "all"
     box.controls["visible"].value = 10
     tools_10 = list(_trace(box.figures["steps"], "tools").y)
+    trace = _trace(box.figures["steps"], "tools")
     box.controls["visible"].value = 30
     tools_30 = list(_trace(box.figures["steps"], "tools").y)
+    assert _trace(box.figures["steps"], "tools") is trace  # updated in place, not rebuilt
     # Independent oracle: strategy "all" capped at N shows the first N tools in registry order,
     # plus the instructions of their servers, measured by footprint.
     fp = ts.footprint(reg)

@@ -7,8 +7,10 @@ import stat
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 STDOUT = "-"  # as an output path: standard output
 
@@ -68,6 +70,8 @@ def _umask() -> int:
 def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     """A copy in which no text cell can run as a spreadsheet formula once saved as CSV: text starting
     with = + - @ tab or CR gets a leading apostrophe (OWASP's advice); numbers are left as they are."""
+    import pandas as pd
+
     df = df.copy()
     for c in df.columns:
         if df[c].dtype == object or pd.api.types.is_string_dtype(df[c]):

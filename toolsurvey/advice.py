@@ -142,23 +142,21 @@ def split_pairs(pairs: pd.DataFrame, reg: Registry, cfg: dict,
     (docs/audit.md: read and write tools are never paired)."""
     from .similarity import _components
 
-    by_key = {(t.server, t.name): t for t in reg}
-    kinds = [(access(by_key[(r.server_a, r.tool_a)], cfg), access(by_key[(r.server_b, r.tool_b)], cfg))
-             for r in pairs.itertuples(index=False)]
-    same = np.array([a is None or b is None or a == b for a, b in kinds], dtype=bool)
-    pairs = pairs[same] if len(pairs) else pairs
-    ok = np.array([can_merge(a, b, own) for a, b in zip(pairs["server_a"], pairs["server_b"], strict=True)],
-                  dtype=bool)
-    mergeable, other = pairs[ok].reset_index(drop=True), pairs[~ok].reset_index(drop=True)
+    index = {(t.server, t.name): i for i, t in enumerate(reg)}
+    kind = [access(t, cfg) for t in reg]  # once per tool, however many pairs it is in
+    ends = [np.array([index[k] for k in zip(pairs[f"server_{e}"].tolist(), pairs[f"tool_{e}"].tolist(), strict=True)],
+                     dtype=np.int64) for e in "ab"]
+    same = np.array([kind[a] is None or kind[b] is None or kind[a] == kind[b]
+                     for a, b in zip(ends[0].tolist(), ends[1].tolist(), strict=True)], dtype=bool)
+    ok = same & np.array([can_merge(a, b, own) for a, b in zip(pairs["server_a"].tolist(), pairs["server_b"].tolist(),
+                                                              strict=True)], dtype=bool)
+    mergeable, other = pairs[ok].reset_index(drop=True), pairs[same & ~ok].reset_index(drop=True)
     # clusters again among the mergeable pairs only, so a pair the user cannot merge joins nothing
-    index = {k: i for i, k in enumerate(by_key)}
-    ends = np.array([sorted((index[(r.server_a, r.tool_a)], index[(r.server_b, r.tool_b)]))
-                     for r in mergeable.itertuples(index=False)], dtype=np.int64).reshape(-1, 2)
-    labels = _components(len(index), ends[:, 0], ends[:, 1],
-                         (mergeable["basis"] == "same action and object").to_numpy(dtype=bool),
-                         mergeable["score"].to_numpy(dtype=float))
-    cluster = [labels[index[(r.server_a, r.tool_a)]] if labels[index[(r.server_a, r.tool_a)]]
-               == labels[index[(r.server_b, r.tool_b)]] else 0 for r in mergeable.itertuples(index=False)]
+    a, b = np.minimum(ends[0][ok], ends[1][ok]), np.maximum(ends[0][ok], ends[1][ok])
+    labels = np.asarray(_components(len(reg.tools), a, b,
+                                    (mergeable["basis"] == "same action and object").to_numpy(dtype=bool),
+                                    mergeable["score"].to_numpy(dtype=float)), dtype=np.int64)
+    cluster = np.where(labels[a] == labels[b], labels[a], 0) if len(a) else np.zeros(0, dtype=np.int64)
     mergeable = mergeable.assign(cluster=pd.array(cluster, dtype="int64"))
     other = other.assign(cluster=pd.array([0] * len(other), dtype="int64"))
     return mergeable, other
@@ -294,8 +292,9 @@ def price_findings(findings: pd.DataFrame, vis: Visibility | None = None) -> pd.
     if findings.empty:
         return pd.Series([], index=findings.index, dtype=float, name="tokens_per_request")
     key = findings["server"] + "/" + findings["tool"]
-    subject = pd.Series([f"{k}\x00description" if r in DESCRIPTION_RULES else f"{k}\x00{r}\x00{i}"
-                         for i, (k, r) in enumerate(zip(key, findings["rule"], strict=True))], index=findings.index)
+    rule = findings["rule"].astype(object)
+    own = rule + "\x00" + pd.Series(np.arange(len(rule)).astype(str), index=findings.index, dtype=object)
+    subject = key.astype(object) + "\x00" + own.where(~rule.isin(DESCRIPTION_RULES), "description")
     if "group" in findings:
         grouped = findings["group"].notna() & (findings["rule"] == "overlap")
         subject[grouped] = "overlap\x00" + findings.loc[grouped, "group"].astype(str)

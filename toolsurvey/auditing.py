@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -19,6 +20,8 @@ from typing import Any
 import pandas as pd
 
 from . import poisoning
+from ._choices import SEVERITIES
+from ._tool_tokens import tool_tokens
 from .advice import (
     access,
     can_merge,
@@ -31,14 +34,11 @@ from .advice import (
 )
 from .errors import InputError
 from .registry import Registry, Tool
-from .render import compact_json, json_object
+from .render import compact_json
 from .similarity import _stem, name_words, similar_pairs
 from .tokens import count
 
-# In rising order. `suspicious` (review it) sits below error so that `--fail-on error` fails on errors
-# and poisoning, never on text a person only has to read; `security` is the old name of `poisoning`.
-SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")
-_ALIASES = {"security": "poisoning"}
+_ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
 _MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 
@@ -69,11 +69,6 @@ class Hit:
 
 
 # --- helpers ----------------------------------------------------------------------------------
-
-
-def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
-    """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
-    return count(compact_json(json_object(tool, "json")), encoding)
 
 
 def _short(text: str, n: int = 80) -> str:
@@ -453,6 +448,13 @@ def _pairs(reg: Registry, cfg: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
     return memo["pairs"]
 
 
+def _tuples(df: pd.DataFrame) -> Iterator[tuple]:
+    """`df.itertuples(index=False)`, from plain lists: iterating pandas' string columns an element at a
+    time costs more than the audit's own work on a pair."""
+    row = namedtuple("row", df.columns)
+    return map(row._make, zip(*(df[c].tolist() for c in df.columns), strict=True))
+
+
 def _why(r, threshold: float) -> str:
     return (f"similarity {r.score:.2f} >= {threshold}" if r.basis == "similar description"
             else f"same action and object (similarity {r.score:.2f})")
@@ -478,7 +480,7 @@ def check_overlap(reg: Registry, cfg: dict, encoding: str):
     cluster_of = {k: i for i, keys in enumerate(merge) for k in keys}
     saving = [merge_saving([by_key[k] for k in keys], lambda t: tool_tokens(t, encoding)) for keys in merge]
     charged: set[int] = set()
-    for r in mergeable.itertuples(index=False):
+    for r in _tuples(mergeable):
         a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
         c = cluster_of.get(a.key, -1)
         merged = c >= 0 and c == cluster_of.get(b.key)
@@ -496,7 +498,7 @@ def check_overlap_across_servers(reg: Registry, cfg: dict, encoding: str):
     not theirs to make."""
     _, across = _pairs(reg, cfg)
     by_key = {t.key: t for t in reg}
-    for r in across.itertuples(index=False):
+    for r in _tuples(across):
         a, b = by_key[f"{r.server_a}/{r.tool_a}"], by_key[f"{r.server_b}/{r.tool_b}"]
         fix = (f"namespace them ({a.server}_{a.name}, {b.server}_{b.name}), drop one of {a.server} and "
                f"{b.server}, or gate them by phase so a request sees only one" if a.server != b.server else

@@ -5,11 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._choices import SEVERITIES
 from .diffing import as_registry
 from .errors import InputError
 from .measure import by_server, footprint, request_total, tools_only
-
-SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")  # the audit's, in rising order
 
 
 @dataclass(frozen=True)

@@ -229,6 +229,12 @@ STEP_COMPONENTS = ("overhead", "tools", "system", "user", "history")
 CACHE_STATES = (("uncached", "uncached input"), ("cache_write", "cache write"), ("cache_read", "cache read"))
 
 
+def step_traces(steps: pd.DataFrame) -> list[tuple[str, str, str, int]]:
+    """(column, trace name, stack group, subplot row) of each trace `step_area` draws for `steps`."""
+    comps = [(c, c, "component", 1) for c in STEP_COMPONENTS if c in steps and steps[c].sum() > 0]
+    return comps + [(col, label, "cache", 2) for col, label in CACHE_STATES]
+
+
 def step_area(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     """Input tokens of each request of a task (a simulation's `run.steps`): stacked by component
     (overhead, tools, system, user, history) on top, and by cache state underneath."""
@@ -237,15 +243,10 @@ def step_area(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=("input tokens by component", "input tokens by cache state"))
     x = steps["request"]
-    for comp in STEP_COMPONENTS:
-        if comp in steps and steps[comp].sum() > 0:
-            fig.add_trace(go.Scatter(x=x, y=steps[comp], name=comp, stackgroup="component", legendgroup="component",
-                                     legendgrouptitle_text="component",
-                                     hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{comp}</extra>"), row=1, col=1)
-    for col, label in CACHE_STATES:
-        fig.add_trace(go.Scatter(x=x, y=steps[col], name=label, stackgroup="cache", legendgroup="cache",
-                                 legendgrouptitle_text="cache",
-                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{label}</extra>"), row=2, col=1)
+    for col, name, group, row in step_traces(steps):
+        fig.add_trace(go.Scatter(x=x, y=steps[col], name=name, stackgroup=group, legendgroup=group,
+                                 legendgrouptitle_text=group,
+                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}}<extra>{name}</extra>"), row=row, col=1)
     fig.update_xaxes(title_text="request within the task", row=2, col=1)
     fig.update_yaxes(title_text="input tokens", row=1, col=1)
     fig.update_yaxes(title_text="input tokens", row=2, col=1)
@@ -289,11 +290,16 @@ def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
     ])
     if cap is not None:
         fig.add_hline(y=cap, line_dash="dash", line_color="red", annotation_text=f"cap {cap:,.0f} tokens")
-    total_b, total_a = sum(before), sum(after)
-    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
-    fig.update_layout(title=title or f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}",
+    fig.update_layout(title=title or trim_title(before, after),
                       barmode="group", xaxis_title="result", yaxis_title="tokens per result")
     return fig
+
+
+def trim_title(before, after) -> str:
+    """`trim_before_after`'s default title: the totals before and after and the ratio."""
+    total_b, total_a = sum(before), sum(after)
+    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
+    return f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}"
 
 
 def trim_steps(steps, *, title: str | None = None) -> go.Figure:

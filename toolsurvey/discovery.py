@@ -84,8 +84,15 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
 async def discover_specs(specs: list[ServerSpec], *, connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
                          list_timeout: float = DEFAULT_LIST_TIMEOUT, max_pages: int = DEFAULT_MAX_PAGES,
                          concurrency: int = DEFAULT_CONCURRENCY, on_progress: Progress | None = None) -> Registry:
-    """Discover every spec at once (up to `concurrency` at a time); each failure is recorded, never raised."""
+    """Discover every spec at once (up to `concurrency` at a time); each failure is recorded, never raised.
+
+    Raises MissingExtra when the MCP SDK is not installed (`pip install 'toolsurvey[discover]'`).
+    """
     import anyio
+
+    from ._extras import require
+
+    require("mcp", "psutil", purpose="discovering MCP servers")
 
     names = [s.name for s in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})

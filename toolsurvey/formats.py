@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InputError
 from .registry import Registry, Server, Tool
@@ -50,41 +50,67 @@ def input_limit(max_bytes: int) -> Iterator[None]:
         _max_input.reset(token)
 
 
-def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> bytes:
-    """The bytes of a regular file or of standard input (`-`), at most the input limit.
+@contextlib.contextmanager
+def open_input(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file",
+               whole: bool = True) -> Iterator[BinaryIO]:
+    """A regular file or standard input (`-`), opened for binary reading; when it is to be read
+    `whole`, its size must be under the input limit (read it whole with `read_bytes`, or line by line
+    with `input_lines`, which limits each line instead).
 
     Raises InputError for a missing file, a directory, a device or FIFO (which could block or never
     end), and a file over the limit.
     """
-    limit = _max_input.get()
     p = Path(path)
     if str(path) == STDIN:
-        data = sys.stdin.buffer.read(limit + 1)
-    else:
-        try:  # O_NONBLOCK: opening a FIFO with no writer must not hang before we can refuse it
-            fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        except FileNotFoundError:
-            raise InputError(f"{p}: no such {what}") from None
+        yield sys.stdin.buffer
+        return
+    try:  # O_NONBLOCK: opening a FIFO with no writer must not hang before we can refuse it
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such {what}") from None
+    except OSError as e:
+        raise InputError(f"{p}: cannot read ({e.strerror})") from None
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):  # checked before fdopen, which raises IsADirectoryError itself
+        os.close(fd)
+        raise InputError(f"{p}: is a directory, expected {expected}")
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else
+                    "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
+            raise InputError(f"{p}: is a {kind}, not a regular file; expected {expected} "
+                             "(to read a pipe, give - and redirect it to standard input)")
+        if whole and st.st_size > _max_input.get():
+            raise InputError(_too_big(p, f"{st.st_size:,} bytes", _max_input.get()))
+        yield f
+
+
+def input_lines(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> Iterator[bytes]:
+    """The lines of `path` (see open_input), one at a time, so a long file is never held whole; raises
+    InputError as open_input does, and when one line passes the input limit (only a line is held in
+    memory, so the file itself may be larger)."""
+    limit = _max_input.get()
+    with open_input(path, what, expected, whole=False) as f:
+        try:
+            for n, line in enumerate(iter(lambda: f.readline(limit + 1), b""), 1):  # never more than the limit
+                if len(line) > limit:
+                    raise InputError(_too_big(Path(path), f"line {n:,} is over {limit:,} bytes", limit))
+                yield line
         except OSError as e:
-            raise InputError(f"{p}: cannot read ({e.strerror})") from None
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):  # checked before fdopen, which raises IsADirectoryError itself
-            os.close(fd)
-            raise InputError(f"{p}: is a directory, expected {expected}")
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(st.st_mode):
-                kind = ("FIFO" if stat.S_ISFIFO(st.st_mode) else
-                        "device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else "special file")
-                raise InputError(f"{p}: is a {kind}, not a regular file; expected {expected} "
-                                 "(to read a pipe, give - and redirect it to standard input)")
-            if st.st_size > limit:
-                raise InputError(_too_big(p, f"{st.st_size:,} bytes", limit))
-            try:
-                data = f.read(limit + 1)
-            except OSError as e:
-                raise InputError(f"{p}: cannot read ({e.strerror})") from None
+            raise InputError(f"{Path(path)}: cannot read ({e.strerror})") from None
+
+
+def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> bytes:
+    """The bytes of a regular file or of standard input (`-`), at most the input limit; raises
+    InputError as open_input does."""
+    limit = _max_input.get()
+    with open_input(path, what, expected) as f:
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise InputError(f"{Path(path)}: cannot read ({e.strerror})") from None
     if len(data) > limit:
-        raise InputError(_too_big(p, f"over {limit:,} bytes", limit))
+        raise InputError(_too_big(Path(path), f"over {limit:,} bytes", limit))
     return data
 
 
@@ -364,7 +390,7 @@ def _check_size(where: str, desc: str | None, *schemas: Any) -> None:
 
 # Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.
 def _invisible(text: str | None) -> list[str]:
-    if not text:
+    if not text or text.isascii():  # no ASCII character is in category Cf; most text is ASCII
         return []
     found = sorted({c for c in text if unicodedata.category(c) == "Cf"})
     return [f"U+{ord(c):04X}" for c in found[:5]]

@@ -8,8 +8,10 @@ import math
 import os
 import re
 import struct
+import sys
 import time
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -26,6 +28,7 @@ MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
 MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
 _NOT_JSON = object()
+_EXPECTED = "a JSON or text file, a folder of samples or a .jsonl trace"
 
 MCP_METHOD = (
     "MCP tools/call results: each text block and each text resource counts as its text; images (image "
@@ -274,10 +277,25 @@ def _url_tool(url: str) -> str:
     return segs[-1] if segs else (parts.hostname or "url")
 
 
-def read_trace(path: Path, text: str, warnings: list[str], server: str | None) -> list[Payload]:
-    """One Payload per good line of a JSONL trace; broken lines become warnings with their line number."""
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
+def _trace_lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a trace file (a regular file, at most --max-input-bytes), read
+    one line at a time, so a trace is never held in memory whole; invalid UTF-8 is replaced and warned
+    about per line."""
+    from .formats import input_lines
+
+    for n, raw in enumerate(input_lines(path, "file", _EXPECTED), 1):
+        if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            yield n, raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            warnings.append(f"{path}:{n}: not valid UTF-8 (first bad byte at offset {e.start} of the "
+                            "line); invalid bytes replaced by U+FFFD")
+            yield n, raw.decode("utf-8", errors="replace")
+
+
+def _trace_records(path: Path, lines, warnings: list[str], server: str | None) -> Iterator[Payload]:
+    for n, line in lines:
         if not line.strip():
             continue
         where = f"{path}:{n}"
@@ -291,14 +309,14 @@ def read_trace(path: Path, text: str, warnings: list[str], server: str | None) -
             warnings.append(f"{where}: expected an object with a string 'tool' and a 'result', found {found}; "
                             "line skipped")
             continue
-        kw = dict(server=rec.get("server") if isinstance(rec.get("server"), str) else server,
+        srv = rec.get("server")
+        kw = dict(server=sys.intern(srv) if isinstance(srv, str) else server,
                   timestamp=str(rec["timestamp"]) if rec.get("timestamp") is not None else None)
-        result = rec["result"]
+        result, name = rec["result"], sys.intern(rec["tool"])  # one string per tool, however many results
         if isinstance(result, str):
-            out.append(Payload.from_text(result, rec["tool"], source=where, **kw))
+            yield Payload.from_text(result, name, source=where, **kw)
         else:
-            out.append(payload_from_value(result, rec["tool"], where, **kw))
-    return out
+            yield payload_from_value(result, name, where, **kw)
 
 
 def _files(folder: Path) -> list[Path]:
@@ -307,27 +325,22 @@ def _files(folder: Path) -> list[Path]:
                   and not any(part.startswith(".") for part in p.relative_to(folder).parts))
 
 
-def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
-                  headers: list[str] | dict | None = None, timeout: float = 30.0
-                  ) -> tuple[list[Payload], list[str]]:
-    """Payloads and warnings from paths (files, folders, .jsonl traces), http(s) URLs, Payloads or JSON values.
-
-    A file's tool is the name of its folder unless `tool` is given. Raises InputError for a
-    missing path, an unreachable URL or when nothing at all could be read.
-    """
-    payloads: list[Payload] = []
-    warnings: list[str] = []
+def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, server: str | None = None,
+                  headers: list[str] | dict | None = None, timeout: float = 30.0) -> Iterator[Payload]:
+    """`read_payloads`, one payload at a time (a .jsonl trace is read line by line), appending warnings
+    to `warnings` as it goes (not the payloads' own notes). Raises InputError as `read_payloads` does,
+    except when nothing could be read."""
     hdrs = parse_headers(headers)
     for src in sources:
         if isinstance(src, Payload):
-            payloads.append(src)
+            yield src
         elif isinstance(src, str) and re.match(r"https?://", src, re.I):
             body, ctype = fetch(src, hdrs, timeout)
             shown = redact_url(src)
             text, w = decode(body, shown)
             p, w2 = payload_from_text(text, tool or _url_tool(src), shown, "json" in ctype, server=server)
-            payloads.append(p)
             warnings += w + w2
+            yield p
         elif isinstance(src, str | os.PathLike):
             if not str(src).strip():
                 raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
@@ -341,7 +354,7 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
                 traces = trace_files(path)
                 if traces:
                     tr = load_traces(traces)
-                    payloads += tr.to_payloads()
+                    yield from tr.to_payloads()
                     warnings += tr.problems
                 files = [f for f in _files(path) if str(f) not in traces] if path.is_dir() else None
             if files is not None:
@@ -353,21 +366,34 @@ def read_payloads(*sources: Any, tool: str | None = None, server: str | None = N
                 raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
                                  "samples, a .jsonl trace or an http(s) URL)")
             for f in (f for f in files if str(f) not in traces):
+                if f.suffix.lower() in TRACE_SUFFIXES:
+                    yield from _trace_records(f, _trace_lines(f, warnings), warnings, server)
+                    continue
                 from .formats import read_bytes  # regular files or -, at most --max-input-bytes
 
-                data = read_bytes(f, "file", "a JSON or text file, a folder of samples or a .jsonl trace")
+                data = read_bytes(f, "file", _EXPECTED)
                 text, w = decode(data, str(f))
                 warnings += w
-                if f.suffix.lower() in TRACE_SUFFIXES:
-                    payloads += read_trace(f, text, warnings, server)
-                    continue
                 stdin = str(f) == "-"
                 name = tool or ("stdin" if stdin else f.resolve().parent.name or "(file)")
                 p, w2 = payload_from_text(text, name, "standard input" if stdin else str(f), f.suffix.lower() == ".json", server=server)
-                payloads.append(p)
                 warnings += w2
+                yield p
         else:
-            payloads.append(payload_from_value(src, tool or "(value)", "(value)", server=server))
+            yield payload_from_value(src, tool or "(value)", "(value)", server=server)
+
+
+def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
+                  headers: list[str] | dict | None = None, timeout: float = 30.0
+                  ) -> tuple[list[Payload], list[str]]:
+    """Payloads and warnings from paths (files, folders, .jsonl traces), http(s) URLs, Payloads or JSON values.
+
+    A file's tool is the name of its folder unless `tool` is given. Raises InputError for a
+    missing path, an unreachable URL or when nothing at all could be read.
+    """
+    warnings: list[str] = []
+    payloads = list(iter_payloads(*sources, tool=tool, server=server, headers=headers, timeout=timeout,
+                                  warnings=warnings))
     for p in payloads:
         warnings += [f"{p.source}: {n}" for n in p.notes]
     if not payloads and sources:

@@ -8,7 +8,6 @@ table is those runs' figures, never a separate estimate.
 from __future__ import annotations
 
 import dataclasses
-import fnmatch
 import math
 import os
 import re
@@ -19,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._globs import any_glob, tags_match
 from .advice import load_config, merge_tools  # noqa: F401  (merge_tools: part of this module's API)
 from .errors import InputError
 from .registry import Registry, Tool
@@ -119,10 +119,7 @@ def _phase_list(phases) -> tuple:
 
 def _in_phase(tool: Tool, phase) -> bool:
     """The same rule as the simulation's: a name or server/name glob, or every tag matching."""
-    by_name = any(fnmatch.fnmatchcase(tool.name, g) or fnmatch.fnmatchcase(tool.key, g) for g in phase.tools)
-    by_tag = bool(phase.tags) and all(k in tool.tags and fnmatch.fnmatchcase(str(tool.tags[k]), str(v))
-                                      for k, v in phase.tags.items())
-    return by_name or by_tag
+    return any_glob(phase.tools)(tool.name, tool.key) or tags_match(tool.tags, phase.tags)
 
 
 def _literal(key: str) -> str:

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from . import _jsontree
+from ._choices import DEFAULT_CAP
+from .errors import InputError
 from .measure import Counter
-from .payloads import MCP_METHOD, Payload, read_payloads
+from .payloads import MCP_METHOD, Payload, iter_payloads
 from .tokens import DEFAULT_ENCODING
-
-DEFAULT_CAP = 25_000  # Claude Code's default cap on one tool response (Anthropic Engineering, “Writing tools for agents”)
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
@@ -43,11 +44,27 @@ class _Enc(Counter):
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
 
 
-def _payloads(sources: tuple, kw: dict) -> tuple[list[Payload], list[str]]:
-    if len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
-            isinstance(s, Payload) for s in sources[0]):
-        return list(sources[0]), [f"{p.source}: {n}" for p in sources[0] for n in p.notes]
-    return read_payloads(*sources, **kw)
+def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
+    """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
+    held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
+    Raises InputError as `read_payloads` does."""
+    warnings: list[str] = []
+    given = len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
+        isinstance(s, Payload) for s in sources[0])
+    src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
+
+    def stream() -> Iterator[Payload]:
+        notes, n = [], 0
+        for p in src:
+            n += 1
+            notes += [f"{p.source}: {x}" for x in p.notes]
+            yield p
+        warnings.extend(notes)
+        if not n and sources and not given:
+            raise InputError("no tool results found in the inputs" + (
+                f" ({len(warnings)} warnings: {warnings[0]})" if warnings else ""))
+
+    return stream(), warnings
 
 
 def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEFAULT_CAP,
@@ -59,18 +76,19 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     holds `trim()` options and adds the trimmed size of each result. Warnings are in `attrs`.
     Raises InputError for unreadable sources or bad options.
     """
-    from .errors import InputError
-
     if cap <= 0:
         raise InputError(f"cap must be a positive number of tokens, found {cap}")
     payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))
+    if trimming is not None:  # trimming compares each result before and after: it needs them all
+        payloads = list(payloads)
     enc = _Enc(encoding or DEFAULT_ENCODING)
-    rows = []
+    names = ["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"]
+    cols: dict[str, list] = {c: [] for c in names}  # columns, not row dicts: a row per result adds up
     for p in payloads:
-        rows.append({"tool": p.tool, "server": p.server, "source": p.source, "kind": p.kind,
-                     "timestamp": p.timestamp, "bytes": sum(map(_utf8_len, p.blocks)),
-                     "tokens": enc.payload(p)})
-    table = pd.DataFrame(rows, columns=["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"])
+        for c, v in zip(names, (p.tool, p.server, p.source, p.kind, p.timestamp,
+                                sum(map(_utf8_len, p.blocks)), enc.payload(p)), strict=True):
+            cols[c].append(v)
+    table = pd.DataFrame(cols, columns=names)
     table["over_cap"] = table["tokens"] > cap
     steps = None
     if trimming is not None:
@@ -112,8 +130,28 @@ def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+# Fragments are encoded about this many characters at a time. A batch ends only after a number, true,
+# false or null and before a `,`, `}` or `]`: the tokenizers' pre-split always cuts there (no piece
+# joins a letter or digit to the punctuation after it), so the tokens are those of one whole encode.
+_BATCH_CHARS = 1 << 20
+_CUT_AFTER, _CUT_BEFORE = frozenset("0123456789el"), frozenset(",}]")
+
+
 def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
-    """Tokens per fragment: encode the joined text once, give each token to the fragment it starts in."""
+    """Tokens per fragment: encode the joined text, give each token to the fragment it starts in (a
+    batch at a time, so a large result never holds all its tokens' offsets at once)."""
+    out = np.zeros(len(texts), dtype=np.int64)
+    start = size = 0
+    for i, t in enumerate(texts):
+        if size >= _BATCH_CHARS and t[:1] in _CUT_BEFORE and texts[i - 1][-1:] in _CUT_AFTER:
+            out[start:i] = _attribute_batch(texts[start:i], enc)
+            start, size = i, 0
+        size += len(t)
+    out[start:] = _attribute_batch(texts[start:], enc)
+    return out
+
+
+def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
     joined = "".join(texts)
     tokens = enc.tokens(joined)
     if joined.isascii():
@@ -160,8 +198,6 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     tool's tokens, how often it is present, and the mean per occurrence. Warnings and the method
     are in `attrs`. Raises InputError for unreadable sources or an unknown method.
     """
-    from .errors import InputError
-
     if method not in ATTRIBUTION_METHOD:
         raise InputError(f"unknown attribution method {method!r}; expected one of: {', '.join(ATTRIBUTION_METHOD)}")
     payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))

@@ -13,12 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ._choices import CACHE_TTLS, CACHING, STRATEGIES
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
 from .errors import InputError
 
-STRATEGIES = ("all", "fixed", "phases", "retrieval", "tool_search")
-CACHING = ("auto", "none", "prefix", "incremental", "explicit")
-CACHE_TTLS = ("5m", "1h")
 OVERFLOW = ("last", "cycle")
 DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
 SCENARIO_VERSION = 1

@@ -522,6 +522,31 @@ def _monte_carlo(sc: Scenario, rows: dict, prof: Profile, curve: AccuracyCurve |
     return draws, pct, d
 
 
+# Rows per chunk of a sweep x requests per row: each per-request array of a chunk (there are some 25)
+# holds this many floats, 16 MB, so a sweep of a million scenarios never holds them all at once.
+_CHUNK_CELLS = 2_000_000
+
+
+def _chunked_summaries(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None,
+                       steps: np.ndarray | None) -> tuple[pd.DataFrame, dict]:
+    """`_summaries(_rows(...))` a chunk of rows at a time (each row is computed on its own, so the
+    numbers are the same), with the price, limit problems and profile of every group used."""
+    if pick is None:
+        pick, steps = np.arange(len(groups)), np.array([sc.steps.expected() for sc in groups])
+    size = max(1, int(_CHUNK_CELLS // (2 * float(np.max(steps)) + 4)))  # ~requests of the longest task
+    tables, profiles, prices, limits = [], {}, [], []
+    for start in range(0, len(pick), size):
+        chunk = pick[start:start + size]
+        used = np.unique(chunk)
+        rows = _rows(ctx, [groups[i] for i in used], np.searchsorted(used, chunk), steps[start:start + size])
+        tables.append(_summaries(rows))
+        profiles.update((id(p), p) for p in rows["profiles"])
+        prices += rows["prices"]
+        limits += rows["limits"]
+    out = tables[0] if len(tables) == 1 else pd.concat(tables, ignore_index=True)
+    return out, {"profiles": list(profiles.values()), "prices": prices, "limits": limits}
+
+
 def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.DataFrame:
     """Every combination of the listed field values (e.g. steps=range(1, 21), visible=[6, 12],
     strategy=[...], model=[...]) applied to `scenario`: one summary row per combination.
@@ -556,8 +581,7 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
         varying.append("steps")
         axes["steps"] = step_values
     ctx = _Context(reg)
-    rows = _rows(ctx, groups, pick, steps)
-    out = _summaries(rows)
+    out, rows = _chunked_summaries(ctx, groups, pick, steps)
     row_group = pick if pick is not None else np.arange(len(groups))
     for k in varying:
         if k not in out.columns:

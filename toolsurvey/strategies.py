@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import fnmatch
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._globs import any_glob, tags_match
 from .errors import InputError
 from .registry import Registry, Tool
 from .scenario import Phase, Scenario
@@ -121,12 +121,10 @@ class Profile:
 
 def _match(table: ToolTable, patterns, tags=None) -> np.ndarray:
     """Indices of the tools whose name or server/name matches a glob, or whose tags match all `tags`."""
-    pats = list(patterns or ())
+    by_name = any_glob(patterns or ())
     out = []
     for i, (name, key, tt) in enumerate(zip(table.names, table.keys, table.tags, strict=True)):
-        by_name = any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(key, p) for p in pats)
-        by_tag = bool(tags) and all(k in tt and fnmatch.fnmatchcase(str(tt[k]), str(v)) for k, v in tags.items())
-        if by_name or by_tag:
+        if by_name(name, key) or tags_match(tt, tags):
             out.append(i)
     return np.asarray(out, dtype=int)
 

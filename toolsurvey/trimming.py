@@ -7,14 +7,15 @@ import io
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from . import _jsontree
+from ._choices import SERIALIZATIONS
 from .errors import InputError
 from .payloads import Payload
 from .tokens import DEFAULT_ENCODING, get_encoding
 
-SERIALIZATIONS = ("json", "pretty", "csv", "markdown")
 MAX_DEPTH = 200  # the strategies recurse; deeper payloads are measured but not trimmed
 _EMPTY = (None, "", [], {})
 _END = None  # trie key marking "keep/drop everything beneath"
@@ -300,6 +301,13 @@ def _summary(counts: Counter, limit: int = 8) -> str:
     return ", ".join(items)
 
 
+@lru_cache(maxsize=64)
+def _block_tokens(text: str, encoding: str) -> int:
+    """Tokens of a result as received. An explorer re-trims the same results on every change; their
+    text is the same string each time (its hash is cached by Python), so it is encoded once."""
+    return len(get_encoding(encoding).encode_ordinary(text)) if text else 0
+
+
 def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[str] | None = None,
          drop_empty: bool = False, truncate: int | None = None, truncate_unit: str = "chars",
          max_items: int | None = None, serialize: str = "json", encoding: str | None = None) -> Trimmed:
@@ -328,7 +336,7 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
 
     if not isinstance(payload, Payload):
         payload = Payload.from_text(payload) if isinstance(payload, str) else Payload.from_value(payload)
-    before = sum(count(b) for b in payload.blocks) + payload.image_tokens
+    before = sum(_block_tokens(b, encoding) for b in payload.blocks) + payload.image_tokens
     steps = [{"step": "as received", "tokens": before, "saved": 0, "dropped": ""}]
     warnings: list[str] = []
     unmatched: dict[str, list[str]] = {}

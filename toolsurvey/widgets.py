@@ -76,6 +76,27 @@ def refresh(widget, fig) -> None:
             widget.update_layout(delta, overwrite=True)
 
 
+def _update_steps(widget, steps) -> None:
+    """Put a new task's per-request table into a `charts.step_area` FigureWidget. When it draws the
+    same traces, only their x and y change in place: rebuilding the figure (subplots, validation)
+    was most of a slider move."""
+    from . import charts
+
+    traces = charts.step_traces(steps)
+    if [t.name for t in widget.data] != [name for _, name, _, _ in traces]:
+        refresh(widget, charts.step_area(steps))
+        return
+    with widget.batch_update():
+        for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
+            trace.x, trace.y = steps["request"].to_numpy(), steps[col].to_numpy()
+
+
+def _require() -> None:
+    from ._extras import require
+
+    require("ipywidgets", "anywidget", purpose="the notebook widgets")
+
+
 def _box(controls: dict, figures: dict, children: list):
     import ipywidgets as W
 
@@ -106,6 +127,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     Raises InputError (from the simulation) for an unknown model or a bad scenario.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
@@ -161,7 +183,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     def on_task() -> None:
         r = task_run()
-        refresh(figures["steps"], charts.step_area(r.steps))
+        _update_steps(figures["steps"], r.steps)
         show_summary(r)
         v = controls["visible"].value
         with figures["curves"].batch_update():
@@ -186,6 +208,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
 
     Raises InputError (from the simulation) for an unknown model or a bad scenario.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
@@ -256,6 +279,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
 
     Raises InputError for unreadable sources or when `tool` has no results.
     """
+    _require()
     import ipywidgets as W
     import plotly.graph_objects as go
 
@@ -289,11 +313,14 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
         return {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
                 "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
 
+    def show(after, warnings) -> None:
+        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
+                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+
     def figs():
         r = recipe()
         after, steps, warnings = trim_many(picked, encoding=encoding, **r)
-        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
-                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+        show(after, warnings)
         return (charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top),
                 charts.trim_before_after(tokens_before, after, cap=cap),
                 charts.trim_steps(steps))
@@ -302,8 +329,14 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     figures = {name: go.FigureWidget(f) for name, f in zip(("fields", "results", "steps"), built, strict=True)}
 
     def on_change() -> None:
-        for name, f in zip(("fields", "results", "steps"), figs(), strict=True):
-            refresh(figures[name], f)
+        r = recipe()
+        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
+        show(after, warnings)
+        refresh(figures["fields"], charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top))
+        with figures["results"].batch_update():  # same bars and cap line: only the trimmed sizes change
+            figures["results"].data[1].y = after
+            figures["results"].layout.title.text = charts.trim_title(tokens_before, after)
+        refresh(figures["steps"], charts.trim_steps(steps))
 
     for box in controls["fields"].values():
         box.observe(lambda _c: on_change(), names="value")

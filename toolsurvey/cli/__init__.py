@@ -21,7 +21,9 @@ def _commands() -> dict:
     return dict(sorted(mods.items()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser for every sub-command, or, given `only`, one whose other sub-commands are listed but
+    not configured (configuring may import the module that owns an option's choices)."""
     from ._args import Parser
 
     parser = Parser(
@@ -32,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, mod in _commands().items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
-        mod.configure(p)
+        if only is None or only == name.replace("_", "-"):
+            mod.configure(p)
         p.add_argument("--max-input-bytes", type=_byte_count, default=None, metavar="N",
                        help="refuse an input file (registry, usage log, scenario, config) larger than this "
                             "(default: 128 MiB; accepts K, M, G suffixes)")
@@ -88,7 +91,9 @@ def _byte_count(text: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # Only the sub-command being run needs its options: the first word not starting with "-".
+    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
     from ..formats import MAX_INPUT_BYTES, input_limit
 

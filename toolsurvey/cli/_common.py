@@ -7,13 +7,14 @@ import io
 import json
 import re
 import sys
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .._io import STDOUT, atomic_write, spreadsheet_safe
 from .._markdown import visible
 from ..errors import InputError
+
+if TYPE_CHECKING:  # pandas is imported where a table is rendered, so parsing arguments stays fast
+    import pandas as pd
 
 FORMATS_OUT = ("table", "csv", "json")
 MAX_WARNINGS = 20
@@ -120,6 +121,7 @@ def _clip(text: str, width: int) -> str:
 def render_table(df: pd.DataFrame, *, wide: bool = False) -> str:
     """An aligned text table that fits `table_width`: numbers right-aligned with their units, long
     text cut with an ellipsis (all of it with `wide`)."""
+    import pandas as pd
     from rich import box
     from rich.console import Console
     from rich.table import Table

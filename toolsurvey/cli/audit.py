@@ -9,7 +9,7 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..auditing import SEVERITIES
+    from .._choices import SEVERITIES
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
@@ -31,7 +31,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def header(findings, tools: int) -> str:
-    from ..auditing import SEVERITIES
+    from .._choices import SEVERITIES
 
     counts = findings["severity"].value_counts()
     per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"

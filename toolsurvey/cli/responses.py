@@ -8,8 +8,7 @@ HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): 
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..responses import DEFAULT_CAP
-    from ..trimming import SERIALIZATIONS
+    from .._choices import DEFAULT_CAP, SERIALIZATIONS
     from ._args import above, at_least
     from ._common import add_output_args
 
@@ -88,12 +87,18 @@ def run(args: argparse.Namespace) -> int:
     from ..responses import field_costs, measure_responses, rank_fields, response_stats
     from ._common import emit, print_warnings
 
-    payloads, warnings = read_payloads(*args.paths, tool=args.tool, server=args.server, headers=args.header,
-                                       timeout=args.timeout)
     _check_paths(args.keep, "--keep")
     _check_paths(args.drop, "--drop")
     trimming = _trimming(args)
-    table = measure_responses(payloads, encoding=args.encoding, cap=args.cap, trimming=trimming)
+    if trimming is None and not any(p.lower().startswith(("http://", "https://")) for p in args.paths):
+        # Files and traces are read as they are measured, one result at a time (a large trace is
+        # never held whole); --by field reads them a second time rather than keep them.
+        sources, kw, warnings = tuple(args.paths), dict(tool=args.tool, server=args.server), []
+    else:  # a URL is fetched once; trimming compares every result before and after
+        payloads, warnings = read_payloads(*args.paths, tool=args.tool, server=args.server, headers=args.header,
+                                           timeout=args.timeout)
+        sources, kw = (payloads,), {}
+    table = measure_responses(*sources, encoding=args.encoding, cap=args.cap, trimming=trimming, **kw)
     warnings = warnings + [w for w in table.attrs["warnings"] if w not in warnings]
     missed = _unmatched(payloads, args.keep) if args.keep else []
     if missed:
@@ -118,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     header += f"\nmethod: {table.attrs['method']}"
 
     if args.by in ("field", "rank"):
-        costs = field_costs(payloads, encoding=args.encoding)
+        costs = field_costs(*sources, encoding=args.encoding, **kw)
         header += f"\nattribution: {costs.attrs['method']}"
         if args.by == "rank":
             out = rank_fields(costs, keep=args.keep)

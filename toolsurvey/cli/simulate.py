@@ -12,7 +12,7 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..scenario import CACHE_TTLS, CACHING, STRATEGIES
+    from .._choices import CACHE_TTLS, CACHING, STRATEGIES
     from ._args import above, at_least
     from ._common import add_output_args
 

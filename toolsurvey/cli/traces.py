@@ -9,15 +9,15 @@ HELP = "read agent traces (Claude Code JSONL, OTLP JSON, provider request logs):
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..traces import BY, ENGINES, FORMATS
+    from .._choices import TRACE_BY, TRACE_ENGINES, TRACE_FORMATS
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="+", metavar="PATH", help="trace files (.jsonl, .json, .gz), folders or globs")
-    p.add_argument("--by", default="session", choices=BY, help="rows: per session (default), model, day or tool")
-    p.add_argument("--input-format", dest="input_format", default="auto", choices=("auto", *FORMATS),
+    p.add_argument("--by", default="session", choices=TRACE_BY, help="rows: per session (default), model, day or tool")
+    p.add_argument("--input-format", dest="input_format", default="auto", choices=("auto", *TRACE_FORMATS),
                    help="skip per-file detection")
     p.add_argument("--prices", default=None, metavar="FILE", help="price file (toolsurvey TOML or LiteLLM JSON)")
-    p.add_argument("--engine", default="auto", choices=ENGINES,
+    p.add_argument("--engine", default="auto", choices=TRACE_ENGINES,
                    help="reader: auto (the built-in streaming reader), python, duckdb, dask")
     p.add_argument("--dask-scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"), metavar="ADDRESS",
                    help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")

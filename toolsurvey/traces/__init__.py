@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from .._choices import TRACE_BY, TRACE_ENGINES
 from .._stream import Skips
 from ..errors import InputError
 from ..tokens import DEFAULT_ENCODING, get_encoding
@@ -28,8 +29,7 @@ REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "reques
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
 CALL_COLUMNS = ["session", "subagent", "agent", "timestamp", "call_id", "server", "tool", "arguments",
                 "arguments_bytes", "result_tokens", "error", "repeated", "result"]
-BY = ("session", "model", "day", "tool")
-ENGINES = ("auto", "python", "duckdb", "dask")
+BY, ENGINES = TRACE_BY, TRACE_ENGINES
 SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson", ".ndjson.gz")
 _DATED = re.compile(r"^(?P<base>.+?)-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 HOUR_WRITE_FACTOR = 2.0  # Anthropic: a 1-hour cache write costs 2x the base input price

@@ -46,19 +46,20 @@ def duckdb_available() -> bool:
     return importlib.util.find_spec("duckdb") is not None
 
 
-def _need(module: str, extra: str):
-    try:
-        return importlib.import_module(module)
-    except ImportError:
-        raise InputError(f"the {extra} engine needs {module}: pip install 'toolsurvey[{extra}]'") from None
+def _need(module: str, engine: str):
+    """The module, imported; raises MissingExtra (an InputError) naming the extra that brings it."""
+    from .._extras import require
+
+    require(module, purpose=f"the {engine} engine")
+    return importlib.import_module(module)
 
 
 def collect(files: list[str], format: str, *, engine: str, scheduler: str | None = None,
             encoding: str = DEFAULT_ENCODING, keep_results: bool = True, progress=None) -> Collector:
-    """A Collector for `files` read with `engine` ("duckdb" or "dask"); raises InputError naming a missing extra.
+    """A Collector for `files` read with `engine` ("duckdb" or "dask"); raises MissingExtra naming a missing extra.
     `progress(total)` is called once per file DuckDB reads (Dask's workers report nothing)."""
     if engine == "duckdb":
-        _need("duckdb", "traces")
+        _need("duckdb", "duckdb")
         return duckdb_collect(files, format, encoding=encoding, keep_results=keep_results, progress=progress)
     if engine == "dask":
         return dask_collect(files, format, scheduler=scheduler, encoding=encoding, keep_results=keep_results)

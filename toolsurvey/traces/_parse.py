@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .._choices import TRACE_FORMATS
 from .._stream import Skips, documents, head
 
-FORMATS = ("claude-code", "otel", "provider-log")
+FORMATS = TRACE_FORMATS
 USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
 # Claude Code line types that are not model requests or tool results: read and passed over.
 CLAUDE_OTHER = {"summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title",
