@@ -184,3 +184,12 @@ def test_a_50_mb_json_result_by_field_peaks_under_4x_the_file(tmp_path):
     occurrences = {r.split(",")[1]: r.split(",")[7] for r in rows[1:]}
     assert rows[0].split(",")[7] == "occurrences" and occurrences["items[].id"] == str(n)
     assert peak_kb * 1024 < 4 * size, f"peak {peak_kb * 1024 / size:.2f}x the file"
+
+
+@pytest.mark.parametrize("escape, streams", [("\\ud83d\\ude00", True), ("\\ud800", False), ("\\\\ud800", True)])
+def test_escapes_across_a_read_boundary_are_seen_whole(tmp_path, escape, streams):
+    path = tmp_path / "r.json"
+    for shift in range(14):  # the escape starts anywhere from 13 bytes before the 64 KiB read to just after it
+        pad = (1 << 16) - 2 - 13 + shift
+        path.write_text('["' + "x" * pad + escape + '"]')
+        assert _streams(path) is streams, shift

@@ -140,7 +140,7 @@ def fragments(path: str | os.PathLike, table: PathTable, max_depth: int = 32
                 size += len(text)
             del events[:]
         parser.close()
-    except (ijson.JSONError, ValueError, SystemError) as e:  # invalid JSON, bad UTF-8, a 5,000-digit integer
+    except (ijson.JSONError, ValueError, SystemError, RecursionError) as e:  # bad JSON or UTF-8, huge integers
         raise NotStreamable(f"not JSON as the parser reads it ({type(e).__name__})") from None
     if "jsonrpc" in root_keys or "content" in root_keys and root_keys <= MCP_KEYS:
         raise NotStreamable("maybe a JSON-RPC response or an MCP result")

@@ -44,7 +44,7 @@ class _Enc(Counter):
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
 
 
-def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
+def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload | JSONFile], list[str]]:
     """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
     held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
     Raises InputError as `read_payloads` does."""
@@ -53,7 +53,7 @@ def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
         isinstance(s, Payload) for s in sources[0])
     src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
 
-    def stream() -> Iterator[Payload]:
+    def stream() -> Iterator[Payload | JSONFile]:
         notes, n = [], 0
         for p in src:
             n += 1
