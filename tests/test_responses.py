@@ -305,6 +305,6 @@ def test_field_attribution_in_batches_counts_like_one_encode(value):
 
     texts, _, _ = _jsontree.fragments(value, _jsontree.PathTable())
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(responses, "_BATCH_CHARS", 1)
+        m.setattr(_jsontree, "BATCH_CHARS", 1)
         per = responses._attribute(texts, responses._Enc("o200k_base"))
     assert int(per.sum()) == ntok(compact(value))

@@ -266,3 +266,11 @@ def test_a_model_without_a_price_is_a_counted_warning_and_no_cost(tmp_path):
                      engine="python")
     assert tr.requests["cost"].isna().all()
     assert any("in-house-model-7" in w and "no price" in w for w in tr.warnings)
+
+
+def test_an_integer_past_pythons_digit_limit_is_not_a_trace_and_not_a_crash(tmp_path, capsys):
+    # int('9' * 5000) raises ValueError, not JSONDecodeError: detection must treat the file as no trace.
+    f = tmp_path / "big.json"
+    f.write_text('{"n": ' + "9" * 5000 + "}")
+    assert main(["responses", str(f), "--format", "csv"]) == 0
+    assert "not JSON" in capsys.readouterr().err

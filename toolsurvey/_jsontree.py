@@ -14,6 +14,17 @@ _TOKEN = re.compile(r'[ \t\n\r]*(?:([\[\]{}:,])|("(?:[^"\\\x00-\x1f]|\\.)*")|'
 _LITERALS = {"true": True, "false": False, "null": None,
              "NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
 _END = object()
+# Compact JSON is encoded about this many characters at a time. A batch ends only after a number, true,
+# false or null and before a `,`, `}` or `]`: the tokenizers' pre-split always cuts there (no piece
+# joins a letter or digit to the punctuation after it), so the tokens are those of one whole encode.
+BATCH_CHARS = 1 << 20
+_CUT_AFTER, _CUT_BEFORE = frozenset("0123456789el"), frozenset(",}]")
+
+
+def may_cut(before: str, after: str) -> bool:
+    """True if encoding the text up to fragment `before` and from fragment `after` on, apart, gives the
+    tokens of encoding them together."""
+    return after[:1] in _CUT_BEFORE and before[-1:] in _CUT_AFTER
 
 
 def loads(text: str) -> Any:
@@ -145,6 +156,12 @@ class PathTable:
             self.key.append(key)
             self.depth.append(self.depth[parent] + 1)
         return i
+
+    def truncate(self, n: int) -> None:
+        """Forget the paths added since the table held `n` (a result that had to be read again)."""
+        for i in range(n, len(self.parent)):
+            del self.ids[(self.parent[i], self.key[i])]
+        del self.parent[n:], self.key[n:], self.depth[n:]
 
     def name(self, i: int) -> str:
         """Dotted path, list items as `[]`: `labels[].name`; the root is `(root)`."""

@@ -100,6 +100,22 @@ def input_lines(path: str | os.PathLike, what: str = "file", expected: str = "a 
             raise InputError(f"{Path(path)}: cannot read ({e.strerror})") from None
 
 
+def input_chunks(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file",
+                 size: int = 1 << 16) -> Iterator[bytes]:
+    """The bytes of `path` (see open_input) in chunks of `size`, for a file read whole by a streaming
+    parser, so it need not be held whole; raises InputError as read_bytes does."""
+    limit, read = _max_input.get(), 0
+    with open_input(path, what, expected) as f:
+        try:
+            while chunk := f.read(size):
+                read += len(chunk)
+                if read > limit:  # the file grew since it was opened
+                    raise InputError(_too_big(Path(path), f"over {limit:,} bytes", limit))
+                yield chunk
+        except OSError as e:
+            raise InputError(f"{Path(path)}: cannot read ({e.strerror})") from None
+
+
 def read_bytes(path: str | os.PathLike, what: str = "file", expected: str = "a JSON file") -> bytes:
     """The bytes of a regular file or of standard input (`-`), at most the input limit; raises
     InputError as open_input does."""

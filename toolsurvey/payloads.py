@@ -26,6 +26,9 @@ TRACE_SUFFIXES = (".jsonl", ".ndjson")
 SAMPLE_SUFFIXES = (".json", ".txt", "") + TRACE_SUFFIXES  # what a folder is searched for
 MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
 MAX_FETCH_BYTES = 256 * 1024 * 1024
+# A JSON file this large is measured as a stream (JSONFile) when it is not to be trimmed: held parsed,
+# a JSON document takes about 10x its size.
+STREAM_JSON_BYTES = 8 * 2**20
 _SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
 _NOT_JSON = object()
 _EXPECTED = "a JSON or text file, a folder of samples or a .jsonl trace"
@@ -74,6 +77,28 @@ class Payload:
     def from_text(cls, text: str, tool: str = "(text)", **kw) -> Payload:
         """A text result, counted as given; if it is JSON its fields can still be attributed."""
         return cls(tool=tool, blocks=(text,), value=_parse_or_not(text), kind="text", **kw)
+
+
+@dataclass
+class JSONFile:
+    """A large JSON file, measured from the stream of its compact JSON's fragments (`_jsonstream`)
+    rather than held parsed; `load()` reads it whole when streaming cannot reproduce it exactly."""
+
+    tool: str
+    path: Path
+    server: str | None = None
+    kind: str = "json"
+    timestamp: str | None = None
+    image_tokens: int = 0
+    notes: tuple = ()
+
+    @property
+    def source(self) -> str:
+        return str(self.path)
+
+    def load(self) -> tuple[Payload, list[str]]:
+        """The Payload and warnings of the file read whole; raises InputError as `read_bytes` does."""
+        return _file_payload(self.path, self.tool, self.server)
 
 
 def _parse_or_not(text: str) -> Any:
@@ -319,6 +344,32 @@ def _trace_records(path: Path, lines, warnings: list[str], server: str | None) -
             yield payload_from_value(result, name, where, **kw)
 
 
+def _file_payload(f: Path, tool: str, server: str | None) -> tuple[Payload, list[str]]:
+    """A file's (or standard input's) result and warnings; raises InputError as `read_bytes` does."""
+    from .formats import read_bytes  # regular files or -, at most --max-input-bytes
+
+    text, warnings = decode(read_bytes(f, "file", _EXPECTED), str(f))
+    stdin = str(f) == "-"
+    p, w = payload_from_text(text, tool, "standard input" if stdin else str(f), f.suffix.lower() == ".json",
+                             server=server)
+    return p, warnings + w
+
+
+def _large_json(f: Path) -> bool:
+    """True for a file of at least STREAM_JSON_BYTES that starts (after a BOM and spaces) an object or list."""
+    from .formats import input_chunks
+
+    try:
+        if f.stat().st_size < STREAM_JSON_BYTES:
+            return False
+    except OSError:
+        return False  # reading it whole words the error
+    chunks = input_chunks(f, "file", _EXPECTED)
+    head = next(chunks, b"")
+    chunks.close()
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\n\r")[:1] in (b"{", b"[")
+
+
 def _files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*")
                   if p.is_file() and p.suffix.lower() in SAMPLE_SUFFIXES
@@ -326,10 +377,11 @@ def _files(folder: Path) -> list[Path]:
 
 
 def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, server: str | None = None,
-                  headers: list[str] | dict | None = None, timeout: float = 30.0) -> Iterator[Payload]:
+                  headers: list[str] | dict | None = None, timeout: float = 30.0, stream_json: bool = False
+                  ) -> Iterator[Payload | JSONFile]:
     """`read_payloads`, one payload at a time (a .jsonl trace is read line by line), appending warnings
-    to `warnings` as it goes (not the payloads' own notes). Raises InputError as `read_payloads` does,
-    except when nothing could be read."""
+    to `warnings` as it goes (not the payloads' own notes); with `stream_json`, a large JSON file is a
+    JSONFile, not read yet. Raises InputError as `read_payloads` does, except when nothing could be read."""
     hdrs = parse_headers(headers)
     for src in sources:
         if isinstance(src, Payload):
@@ -369,15 +421,13 @@ def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, s
                 if f.suffix.lower() in TRACE_SUFFIXES:
                     yield from _trace_records(f, _trace_lines(f, warnings), warnings, server)
                     continue
-                from .formats import read_bytes  # regular files or -, at most --max-input-bytes
-
-                data = read_bytes(f, "file", _EXPECTED)
-                text, w = decode(data, str(f))
-                warnings += w
                 stdin = str(f) == "-"
                 name = tool or ("stdin" if stdin else f.resolve().parent.name or "(file)")
-                p, w2 = payload_from_text(text, name, "standard input" if stdin else str(f), f.suffix.lower() == ".json", server=server)
-                warnings += w2
+                if stream_json and not stdin and _large_json(f):
+                    yield JSONFile(name, f, server=server)
+                    continue
+                p, w = _file_payload(f, name, server)
+                warnings += w
                 yield p
         else:
             yield payload_from_value(src, tool or "(value)", "(value)", server=server)

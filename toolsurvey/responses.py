@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _jsontree
+from . import _jsonstream, _jsontree
 from ._choices import DEFAULT_CAP
 from .errors import InputError
 from .measure import Counter
-from .payloads import MCP_METHOD, Payload, iter_payloads
+from .payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
 from .tokens import DEFAULT_ENCODING
 
 MEASURE_METHOD = (
@@ -44,7 +44,7 @@ class _Enc(Counter):
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
 
 
-def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
+def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload | JSONFile], list[str]]:
     """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
     held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
     Raises InputError as `read_payloads` does."""
@@ -53,7 +53,7 @@ def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
         isinstance(s, Payload) for s in sources[0])
     src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
 
-    def stream() -> Iterator[Payload]:
+    def stream() -> Iterator[Payload | JSONFile]:
         notes, n = [], 0
         for p in src:
             n += 1
@@ -67,6 +67,26 @@ def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload], list[str]]:
     return stream(), warnings
 
 
+def _read_whole(p: JSONFile, warnings: list[str]) -> Payload:
+    """A large JSON file that streaming cannot count exactly (see `_jsonstream`), read whole instead."""
+    q, w = p.load()
+    warnings += w + [f"{q.source}: {x}" for x in q.notes]
+    return q
+
+
+def _streamed_size(p: JSONFile, enc: _Enc) -> tuple[int, int] | None:
+    """(UTF-8 bytes, tokens) of a large JSON file's compact JSON, or None if it cannot be streamed."""
+    nbytes = tokens = 0
+    try:
+        for texts, _, _ in _jsonstream.fragments(p.path, _jsontree.PathTable()):
+            joined = "".join(texts)
+            nbytes += _utf8_len(joined)
+            tokens += enc.count(joined)
+    except _jsonstream.NotStreamable:
+        return None
+    return nbytes, tokens
+
+
 def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEFAULT_CAP,
                       tool: str | None = None, server: str | None = None, headers: Any = None,
                       timeout: float = 30.0, trimming: dict | None = None) -> pd.DataFrame:
@@ -78,15 +98,20 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     """
     if cap <= 0:
         raise InputError(f"cap must be a positive number of tokens, found {cap}")
-    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))
-    if trimming is not None:  # trimming compares each result before and after: it needs them all
+    # trimming compares each result before and after: it needs them all, parsed
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
+                                                 stream_json=trimming is None))
+    if trimming is not None:
         payloads = list(payloads)
     enc = _Enc(encoding or DEFAULT_ENCODING)
     names = ["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"]
     cols: dict[str, list] = {c: [] for c in names}  # columns, not row dicts: a row per result adds up
     for p in payloads:
-        for c, v in zip(names, (p.tool, p.server, p.source, p.kind, p.timestamp,
-                                sum(map(_utf8_len, p.blocks)), enc.payload(p)), strict=True):
+        size = _streamed_size(p, enc) if isinstance(p, JSONFile) else None
+        if isinstance(p, JSONFile) and size is None:
+            p = _read_whole(p, warnings)
+        nbytes, tokens = size or (sum(map(_utf8_len, p.blocks)), enc.payload(p))
+        for c, v in zip(names, (p.tool, p.server, p.source, p.kind, p.timestamp, nbytes, tokens), strict=True):
             cols[c].append(v)
     table = pd.DataFrame(cols, columns=names)
     table["over_cap"] = table["tokens"] > cap
@@ -130,20 +155,13 @@ def _utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
-# Fragments are encoded about this many characters at a time. A batch ends only after a number, true,
-# false or null and before a `,`, `}` or `]`: the tokenizers' pre-split always cuts there (no piece
-# joins a letter or digit to the punctuation after it), so the tokens are those of one whole encode.
-_BATCH_CHARS = 1 << 20
-_CUT_AFTER, _CUT_BEFORE = frozenset("0123456789el"), frozenset(",}]")
-
-
 def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
     """Tokens per fragment: encode the joined text, give each token to the fragment it starts in (a
     batch at a time, so a large result never holds all its tokens' offsets at once)."""
     out = np.zeros(len(texts), dtype=np.int64)
     start = size = 0
     for i, t in enumerate(texts):
-        if size >= _BATCH_CHARS and t[:1] in _CUT_BEFORE and texts[i - 1][-1:] in _CUT_AFTER:
+        if size >= _jsontree.BATCH_CHARS and _jsontree.may_cut(texts[i - 1], t):
             out[start:i] = _attribute_batch(texts[start:i], enc)
             start, size = i, 0
         size += len(t)
@@ -159,6 +177,33 @@ def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
     else:
         blen = np.fromiter(map(_utf8_len, texts), np.int64, len(texts))
     return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
+
+
+def _streamed_fields(p: JSONFile, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
+                     ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """Own tokens and occurrences per path id of a large JSON file's compact JSON, read as a stream,
+    with the tokens of its fragments (as `method` counts them) and of the whole; None, with `table`
+    as it was, when the file cannot be streamed exactly."""
+    before = len(table)
+    own, occ = np.zeros(0), np.zeros(0, dtype=np.int64)
+    frag_tokens = whole = 0
+    try:
+        for texts, pids, occs in _jsonstream.fragments(p.path, table, max_depth=max_depth):
+            if method == "offsets":
+                per_frag = _attribute_batch(texts, enc)
+                whole += int(per_frag.sum())
+            else:
+                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+                whole += enc.count("".join(texts))
+            frag_tokens += int(per_frag.sum())
+            n = len(table)
+            own = np.pad(own, (0, n - len(own))) + np.bincount(
+                np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+            occ = np.pad(occ, (0, n - len(occ))) + np.bincount(np.fromiter(occs, np.int64, len(occs)), minlength=n)
+    except _jsonstream.NotStreamable:
+        table.truncate(before)
+        return None
+    return own, occ, frag_tokens, whole
 
 
 class _ToolAcc:
@@ -200,36 +245,45 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     """
     if method not in ATTRIBUTION_METHOD:
         raise InputError(f"unknown attribution method {method!r}; expected one of: {', '.join(ATTRIBUTION_METHOD)}")
-    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout))
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
+                                                 stream_json=True))
     enc = _Enc(encoding or DEFAULT_ENCODING)
     accs: dict[str, _ToolAcc] = {}
     gap = 0
     for p in payloads:
         acc = accs.setdefault(p.tool, _ToolAcc())
+        streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
+        if isinstance(p, JSONFile) and streamed is None:
+            p = _read_whole(p, warnings)
         acc.payloads += 1
         acc.add_special("(images)", p.image_tokens)
-        if not p.is_json:
+        if streamed is not None:
+            own, occ, frag_tokens, measured = streamed
+            gap += frag_tokens - measured
+        elif not p.is_json:
             measured = enc.payload(p)
             acc.measured += measured
             acc.add_special("(text)", measured - p.image_tokens)
             continue
-        texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
-        if method == "offsets":
-            per_frag = _attribute(texts, enc)
-            # a result sent as compact JSON is its fragments: no need to encode it a second time
-            same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
-            measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
         else:
-            per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
-            gap += int(per_frag.sum()) - enc.count("".join(texts))
-            measured = enc.payload(p)
+            texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
+            if method == "offsets":
+                per_frag = _attribute(texts, enc)
+                # a result sent as compact JSON is its fragments: no need to encode it a second time
+                same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
+                measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
+            else:
+                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+                gap += int(per_frag.sum()) - enc.count("".join(texts))
+                measured = enc.payload(p)
+            n = len(acc.table)
+            own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+            occ = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
+            frag_tokens = int(per_frag.sum())
         acc.measured += measured
-        n = len(acc.table)
-        own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
-        acc.add(own, np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n))
+        acc.add(own, occ)
         # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
-        acc.add_special("(formatting)", measured - p.image_tokens - int(per_frag.sum()) if method == "offsets"
-                        else 0)
+        acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
     rows = []
     for name, acc in accs.items():
         t = acc.table

@@ -383,7 +383,7 @@ def detect(path: str | os.PathLike) -> str | None:
     first = start.lstrip().split(b"\n", 1)[0]
     try:
         rec = json.loads(first)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # bad JSON or UTF-8, or an integer past Python's digit limit
         rec = None
     if isinstance(rec, dict) and "response" in rec and "request" in rec:
         return "provider-log"
