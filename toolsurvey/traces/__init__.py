@@ -23,7 +23,7 @@ from .._choices import TRACE_BY, TRACE_ENGINES
 from .._stream import Skips
 from ..errors import InputError
 from ..tokens import DEFAULT_ENCODING, get_encoding
-from ._parse import CALL_FIELDS, FORMATS, PARSERS, REQUEST_FIELDS, USAGE_FIELDS, Collector, detect
+from ._parse import CALL_FIELDS, FORMATS, REQUEST_FIELDS, USAGE_FIELDS, Collector, detect
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
@@ -165,16 +165,10 @@ def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_E
     for f in files:
         if progress:
             progress(len(files))
-        fmt = detect(f) if format == "auto" else format
+        fmt = c.format_of(f, format)
         if fmt is None:
-            c.skips.add(f, 0, "not a trace file this reader knows (Claude Code JSONL, OTLP JSON, provider "
-                        "request log); file skipped", "file of unknown format")
             continue
-        c.files[f] = fmt
-        try:
-            PARSERS[fmt](f, c)
-        except OSError as e:
-            c.skips.add(f, 0, f"cannot read: {e.strerror or e}", "unreadable file")
+        c.parse(f, fmt)
         if len(c.files) % every == 0:
             c.count_tokens(encoding, keep_results)
     c.count_tokens(encoding, keep_results)

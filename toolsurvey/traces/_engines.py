@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..tokens import DEFAULT_ENCODING
-from ._parse import PARSERS, Collector, claude_records, detect
+from ._parse import Collector, claude_records
 
 BATCH_ROWS = 4096
 _SAMPLES: dict[str, Any] = {"list": [], "str": "", "int": 0, "float": 0.0, "bool": False, "NoneType": None}
@@ -77,18 +77,12 @@ def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DE
     for i, f in enumerate(files, 1):
         if progress:
             progress(len(files))
-        fmt = detect(f) if format == "auto" else format
+        fmt = c.format_of(f, format)
         if fmt is None:
-            c.skips.add(f, 0, "not a trace file this reader knows (Claude Code JSONL, OTLP JSON, provider "
-                        "request log); file skipped", "file of unknown format")
             continue
-        c.files[f] = fmt
         rows = _duck_rows(con, f) if fmt == "claude-code" else None
         if rows is None:
-            try:
-                PARSERS[fmt](f, c)
-            except OSError as e:
-                c.skips.add(f, 0, f"cannot read: {e.strerror or e}", "unreadable file")
+            c.parse(f, fmt)
         else:
             claude_records(f, rows, c)
         if i % every == 0:

@@ -71,6 +71,24 @@ class Collector:
         if not old[_AT["model"]]:
             old[_AT["model"]] = _intern(row["model"])
 
+    def format_of(self, file: str, format: str = "auto") -> str | None:
+        """`file`'s trace format (detected when `format` is "auto"), recorded; None, with a counted skip,
+        when it is none this reader knows."""
+        fmt = detect(file) if format == "auto" else format
+        if fmt is None:
+            self.skips.add(file, 0, "not a trace file this reader knows (Claude Code JSONL, OTLP JSON, provider "
+                           "request log); file skipped", "file of unknown format")
+        else:
+            self.files[file] = fmt
+        return fmt
+
+    def parse(self, file: str, fmt: str) -> None:
+        """Add `file`, in format `fmt`, with the built-in reader; an unreadable file is a counted skip."""
+        try:
+            PARSERS[fmt](file, self)
+        except OSError as e:
+            self.skips.add(file, 0, f"cannot read: {e.strerror or e}", "unreadable file")
+
     def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
         self.duplicate_files += 1
         self.skips.add(file, line, f"request {key} was already read from {old[_AT['file']]}:{old[_AT['line']]} "
