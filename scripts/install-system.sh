@@ -13,6 +13,12 @@ if ! command -v chromium >/dev/null 2>&1; then
   fi
 fi
 
+# poppler's pdftoppm turns the printed report's first pages into pictures (tests/artifacts);
+# the test checks the PDF without it.
+if ! command -v pdftoppm >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q poppler-utils >/dev/null || true
+fi
+
 # Real MCP servers for the discovery tests (versions pinned in tests/servers/package.json).
 # A symlink here is a worktree's link committed by mistake: replace it with the real install.
 for link in tests/servers/node_modules tests/servers/.venv; do

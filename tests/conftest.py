@@ -12,7 +12,10 @@ def run_cli(*argv, capsys=None):
     """Run the CLI in-process; returns (exit code, stdout, stderr) when given capsys."""
     from toolsurvey.cli import main
 
-    code = main([str(a) for a in argv])
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:  # a bad option value (argparse), as `toolsurvey` itself would exit
+        code = e.code
     if capsys is not None:
         out = capsys.readouterr()
         return code, out.out, out.err

@@ -15,7 +15,8 @@ def test_audit_table_ranks_poisoning_first(cli):
     assert code == 0
     lines = out.splitlines()
     assert "findings on" in lines[0]
-    assert lines[4].startswith("poisoning")
+    first = next(i for i, line in enumerate(lines) if line.startswith("─")) + 1  # under the header rule
+    assert lines[first].startswith("poisoning")
 
 
 def test_fail_on_exit_codes(cli):

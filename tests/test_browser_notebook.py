@@ -28,11 +28,20 @@ TOKEN = "toolsurvey-browser-test"
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/install-system.sh)")
 
-# The plotted numbers of every plotly graph on the page, read from plotly.js' own data.
-GRAPH_DATA = """() => {
-  const graphs = Array.from(document.querySelectorAll('.js-plotly-plot')).filter(gd => gd.data);
-  return graphs.length ? JSON.stringify(graphs.map(gd => gd.data.map(t => [t.name, t.x, t.y]))) : null;
-}"""
+# The live widgets' plotly graphs (not the static copy an explorer carries for exported notebooks,
+# which hides itself once the widget draws), and how many graphs that static copy holds.
+LIVE_GRAPHS = """Array.from(document.querySelectorAll('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot'))
+  .filter(gd => !gd.closest('.toolsurvey-static-copy'))"""
+# The plotted numbers of every live graph, read from plotly.js' own data: only once every chart of
+# the explorer has drawn (as many live graphs with data as the static copy holds) and the copy is hidden.
+GRAPH_DATA = f"""() => {{
+  const live = {LIVE_GRAPHS};
+  const copies = Array.from(document.querySelectorAll('.toolsurvey-static-copy'));
+  const expected = copies.reduce((n, c) => n + c.querySelectorAll('.plotly-graph-div').length, 0);
+  const hidden = copies.every(c => getComputedStyle(c).display === 'none');
+  if (!live.length || live.length !== expected || !hidden || !live.every(gd => gd.data && gd.data.length)) return null;
+  return JSON.stringify(live.map(gd => gd.data.map(t => [t.name, t.x, t.y])));
+}}"""
 # The notebook's kernel is connected and idle (the toolbar says "idle" before it has connected).
 # Every code cell of the notebook has run (its prompt shows an execution count).
 ALL_RUN = """() => {
@@ -162,7 +171,14 @@ def test_catalog_size_slider_moves_the_plot(lab, tmp_path):
             page.mouse.move(track["x"] + 0.85 * track["width"], box["y"] + box["height"] / 2, steps=10)
             page.mouse.up()
 
-            page.wait_for_function(f"() => ({GRAPH_DATA})() !== {json.dumps(before)}", timeout=30_000)
+            # The kernel answers the new value by updating the figures: wait for the readout and the
+            # plotted data to change (not for a fixed time), then for the kernel to be idle again.
+            page.wait_for_function("([el, was]) => el.textContent.trim() !== was",
+                                   arg=[slider.locator(".widget-readout").element_handle(), readout_before.strip()],
+                                   timeout=60_000)
+            page.wait_for_function(f"() => {{ const d = ({GRAPH_DATA})(); return d !== null && d !== {json.dumps(before)}; }}",
+                                   timeout=120_000)
+            page.wait_for_function(KERNEL_READY, timeout=120_000)
             after = page.evaluate(GRAPH_DATA)
             readout_after = slider.locator(".widget-readout").inner_text()
             page.screenshot(path=str(ARTIFACTS / "03_catalog_size_after.png"))

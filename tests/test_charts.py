@@ -236,3 +236,54 @@ def test_treemap_children_add_up_and_pareto_reaches_100(tools):
     assert sum(v for v, p in zip(tm.values, tm.parents, strict=True) if p == "") == table["tokens"].sum()
     y = list(charts.pareto(table).data[0].y)
     assert y == sorted(y) and y[-1] == pytest.approx(100.0)
+
+
+# -- report charts (hand-made tables) ---------------------------------------------------------------
+
+def test_cost_curve_marks_today_and_labels_units():
+    grid = pd.DataFrame({"steps": [3, 1, 2], "cost_per_task": [0.3, 0.1, 0.2]})
+    fig = charts.cost_curve(grid, x="steps", today=(2, 0.2), today_label="today")
+    line, today = fig.data
+    assert list(line.x) == [1, 2, 3] and list(line.y) == [0.1, 0.2, 0.3]
+    assert (list(today.x), list(today.y), list(today.text)) == ([2], [0.2], ["today"])
+    assert fig.layout.xaxis.title.text == "requests per task"
+    assert fig.layout.yaxis.title.text == "cost per task attempt (USD)" and fig.layout.yaxis.tickprefix == "$"
+
+
+def test_request_tokens_stacks_each_component_per_request():
+    steps = pd.DataFrame({"request": [1, 2], "tools": [100, 100], "history": [0, 60], "system": [20, 20],
+                          "user": [5, 5], "overhead": [0, 0]})
+    fig = charts.request_tokens(steps)
+    assert fig.layout.barmode == "stack"
+    assert [t.name for t in fig.data] == ["tool definitions", "tool calls and results so far", "system prompt",
+                                          "user message"]  # no overhead: it is zero
+    assert [sum(t.y[i] for t in fig.data) for i in range(2)] == [125, 185]
+    assert fig.layout.yaxis.title.text == "input tokens per request"
+
+
+def test_plan_waterfall_steps_add_up_to_the_result():
+    stages = pd.DataFrame({"stage": ["before", "delete", "trim", "after"],
+                           "cost_per_month_usd": [1000.0, 900.0, 600.0, 650.0]})
+    fig = charts.plan_waterfall(stages, labels={"before": "today"})
+    w = fig.data[0]
+    assert list(w.x) == ["today", "delete", "trim", "after", "after the plan"]
+    assert list(w.measure) == ["absolute", "relative", "relative", "relative", "total"]
+    assert list(w.y) == [1000.0, -100.0, -300.0, 50.0, 650.0]
+    assert list(w.text) == ["$1,000", "-$100", "-$300", "+$50", "$650"]
+    assert fig.layout.yaxis.title.text == "cost per month (USD)"
+
+
+def test_result_tokens_shows_the_largest_tools_largest_on_top():
+    usage = pd.DataFrame({"server": ["a", "a", "b"], "tool": ["x", "y", "z"],
+                          "response_tokens_total": [10, 300, 20]})
+    fig = charts.result_tokens(usage, top=2)
+    bar = fig.data[0]
+    assert list(bar.y) == ["b/z", "a/y"] and list(bar.x) == [20, 300]  # plotly draws the last bar on top
+    assert fig.layout.xaxis.title.text == "result tokens in the log"
+
+
+def test_description_tradeoff_dollar_axis_has_its_own_round_ticks():
+    grid = pd.DataFrame({"description_tokens": [0, 100], "tool_tokens_per_request": [1000, 5000],
+                         "cost_per_completed_task": [0.2956, 0.4739]})
+    fig = charts.description_tradeoff(grid)
+    assert fig.layout.yaxis2.tickmode == "auto" and fig.layout.yaxis2.tickprefix == "$"

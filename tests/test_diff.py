@@ -229,7 +229,8 @@ def test_same_name_new_text_is_a_security_relevant_change(tmp_path, cli):
     assert code == 0 and data["security_changes"] == 1
     assert [t["tool"] for t in data["tools"] if t["security"]] == ["get_fact_of_the_day"]
     code, out, _ = cli("diff", a, b)
-    assert code == 0 and "1 security-relevant change" in out.splitlines()[0] and "poisoning-shadowing" in out
+    header = " ".join(out.split("\n\n", 1)[0].split())  # the first paragraph, wrapped to the table width
+    assert code == 0 and "1 security-relevant change" in header and "poisoning-shadowing" in out
 
 
 def test_token_neutral_and_schema_edits_are_flagged_but_a_server_move_is_not():

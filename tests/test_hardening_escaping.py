@@ -5,6 +5,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import toolsurvey as ts
@@ -44,7 +45,9 @@ def test_text_columns_escape_control_and_bidi_characters(cli, hostile, argv):
 
 
 def test_a_carriage_return_cannot_hide_an_audit_row(cli, hostile):
-    _, out, _ = cli("audit", hostile)
+    _, out, _ = cli("audit", hostile)  # fits 100 columns: the name is cut after its escapes begin
+    _no_raw(out)
+    _, out, _ = cli("audit", hostile, "--wide")  # every character, the carriage return as \x0d
     rows = [line for line in out.splitlines() if "evil" in line]
     assert rows and all("\\x0d" in r for r in rows)
 
@@ -122,3 +125,26 @@ def test_hostile_file_names_reach_no_terminal_raw(cli, tmp_path):
     code, out, err = cli("footprint", folder / "missing\x1b[2J.json")
     assert code == 2 and "\\x1b[2J" in err
     _no_raw(out + err)
+
+
+def test_rich_markup_in_names_prints_literally(cli, write_json):
+    """The text tables are drawn with rich: a name holding rich markup shows as written (and a stray
+    closing tag, which rich's markup parser rejects, cannot crash the table)."""
+    name = "[bold red]x[/bold red][link=https://evil.example]y[/link][/]"
+    reg = write_json({"tools": [{"name": name, "description": "Look up one customer by id.",
+                                 "inputSchema": {"type": "object"}}]})
+    for argv in (["footprint", reg, "--wide"], ["audit", reg, "--wide"]):
+        code, out, _ = cli(*argv)
+        assert code == 0 and name in out, out
+
+
+def test_trace_charts_show_markup_in_tool_and_session_names_as_text():
+    from toolsurvey.traces import charts as trace_charts
+
+    totals = pd.DataFrame({"server": ["evil"], "tool": [LINK], "calls": [1], "errors": [0], "repeated": [0],
+                           "result_tokens": [10]})
+    text = _strings(trace_charts.tool_results(totals))
+    assert "<a href" not in text and "&lt;a href" in text
+    billed = pd.DataFrame({"session": [LINK, "(total)"], "billed": [1.0, 1.0], "simulated": [1.0, 1.0]})
+    text = _strings(trace_charts.measured_vs_simulated(billed))
+    assert "<a href" not in text and "&lt;a href" in text

@@ -390,13 +390,15 @@ def test_hostile_strings_never_reach_the_markup(tmp_path):
     """Without a browser: the only <script> elements are toolsurvey's, and payload text is escaped."""
     payload = "</script><script>window.__pwned=1</script><img src=x onerror=alert(1)>-->"
     reg = Registry.from_tools([Tool(f"t{payload}", payload * 3, SCHEMA, server=f"s{payload}")])
-    html = ts.report(reg, title=payload).to_html()
+    rep = ts.report(reg, title=payload)
+    html = rep.to_html()
     soup = BeautifulSoup(html, "html.parser")
     scripts = soup.find_all("script")
-    assert len(scripts) == 2  # plotly.js and the one chart
-    assert "__pwned" not in scripts[0].string and "&lt;\\u002fscript&gt;" in scripts[1].string
+    charts = sum(len(s.charts) for s in rep.sections)
+    assert len(scripts) == 1 + charts  # plotly.js once, then one script per chart
+    assert "__pwned" not in scripts[0].string and any("&lt;\\u002fscript&gt;" in s.string for s in scripts[1:])
     assert not soup.find_all("img") and "window.__pwned" in soup.get_text()
-    assert html.count("<script") == 2
+    assert html.count("<script") == 1 + charts
 
 
 def test_cli_missing_inputs_exit_2(cli, write_json, tmp_path):

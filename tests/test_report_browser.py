@@ -102,7 +102,7 @@ def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
             assert page.title() == PAYLOADS[0]
             # The chart draws the hostile tool names literally too (plotly reads <a>, <b> as markup),
             # cut to charts.LABEL_CHARS on the axis (the hover keeps them whole).
-            drawn = page.inner_text(".plot")
+            drawn = page.inner_text("#surface .plot")  # the chart of the largest tools
             for i, payload in enumerate(PAYLOADS):
                 label = f"evil/t{i}{payload}"
                 shown = label if len(label) <= LABEL_CHARS else label[:LABEL_CHARS - 1] + "…"
@@ -139,3 +139,65 @@ def test_sample_report_first_screen(tmp_path):
             assert page.is_visible("[data-figure=cost_per_month]") and "saves about" in first
         finally:
             ctx.close()
+
+
+# Per chart on the page: drawn (an SVG with traces), its title and its x-axis title, from plotly.js' own data.
+CHARTS = """() => [...document.querySelectorAll('.plot')].map(gd => ({
+  drawn: !!gd.querySelector('svg.main-svg') && gd.data && gd.data.length > 0
+         && gd.querySelectorAll('.main-svg .trace, .main-svg .slice, .main-svg .hm').length > 0,
+  title: gd.layout && gd.layout.title && gd.layout.title.text || '',
+  x: gd.layout && gd.layout.xaxis && gd.layout.xaxis.title && gd.layout.xaxis.title.text || ''}))"""
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_sample_report_draws_every_chart_and_prints_without_cutting_one(tmp_path):
+    """Every chart draws; printed to PDF (A4, the report's print stylesheet) each chart's title and
+    its x-axis title land on the same page, so no chart is cut across two pages. The first two
+    pages are kept as pictures in tests/artifacts."""
+    import shutil
+    import subprocess
+
+    from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader
+
+    reg = ts.load(ROOT / "data" / "registries" / "ops_assistant.json")
+    out = tmp_path / "report.html"
+    ts.report(reg, scenario=ROOT / "data" / "scenarios" / "ops_assistant.toml",
+              usage=ROOT / "data" / "usage" / "ops_assistant.jsonl").save(out)
+    pdf = tmp_path / "report.pdf"
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
+                                                   args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
+        try:
+            page = ctx.new_page()
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(out.as_uri())
+            page.wait_for_function("() => [...document.querySelectorAll('.plot')].every("
+                                   "gd => gd.querySelector('.main-svg'))", timeout=60_000)
+            charts = page.evaluate(CHARTS)
+            page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
+        finally:
+            ctx.close()
+    assert errors == []
+    assert len(charts) >= 6 and all(c["drawn"] for c in charts), charts
+    titles = {"Where each request's input tokens go", "Cost per task attempt (USD) against requests per task",
+              "The plan, stage by stage: cost per month (USD)", "Result tokens in the usage log"}
+    assert all(any(c["title"].startswith(t) for c in charts) for t in titles), [c["title"] for c in charts]
+
+    pages = [_words(pg.extract_text()) for pg in PdfReader(pdf).pages]
+    assert len(pages) > 2
+    for c in charts:
+        title, x = _words(c["title"]), _words(c["x"])
+        on = [i for i, text in enumerate(pages) if title in text]
+        assert len(on) == 1, f"chart {title!r} found on pages {on}"
+        assert x in pages[on[0]], f"chart {title!r}: its x axis ({x!r}) is not on its page {on[0] + 1}"
+
+    if shutil.which("pdftoppm"):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "2", str(pdf),
+                        str(ARTIFACTS / "report_page")], check=True)
+        assert (ARTIFACTS / "report_page-1.png").exists() and (ARTIFACTS / "report_page-2.png").exists()

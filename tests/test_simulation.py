@@ -441,7 +441,9 @@ def test_cli_table_json_csv(cli, tmp_path):
     code, out, err = cli("simulate", reg, "--model", "claude-sonnet-4-5", "--steps", "1-3", "--visible", "4,8,40",
                          "--tasks-per-day", "5000")
     assert code == 0 and "Tool registry design" in out and "clamped" in err
-    assert len([ln for ln in out.splitlines() if ln.startswith("claude-sonnet-4-5")]) == 9
+    assert "every row: model claude-sonnet-4-5" in out  # columns the same on every row are named once
+    lines = out.splitlines()
+    assert len(lines[next(i for i, ln in enumerate(lines) if ln.startswith("─")) + 1:]) == 9
     code, out, _ = cli("simulate", reg, "--steps", "9", "--format", "json", "--strategy", "all,retrieval")
     doc = json.loads(out)
     assert code == 0 and len(doc["rows"]) == 2 and doc["assumptions"]["price"]["model"] == "claude-sonnet-4-5"
@@ -463,7 +465,7 @@ def test_cli_monte_carlo_and_scenario_file(cli):
 
 
 @pytest.mark.parametrize("argv, msg", [
-    (["--model", "nope"], "unknown model 'nope'"), (["--steps", "0"], "steps must be >= 1"),
+    (["--model", "nope"], "unknown model 'nope'"), (["--steps", "0"], "--steps: expected values from 1 to 1,000"),
     (["--steps", "9-x"], "expected N, A-B"), (["--strategy", "phases", "--phases", "missing.toml"], "cannot read"),
     (["--scenario", "missing.toml"], "cannot read scenario"),
 ])

@@ -139,15 +139,28 @@ def render_html(r: Any) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("toolsurvey", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.get_template("report.html").render(
-        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": __version__},
+        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": __version__,
+           "meta": _meta_line(r)},
         scripts=[Markup(js) for js in scripts], zip=zip,
         script_hashes=" ".join(_sha256(js) for js in scripts) or "'none'")
     return page
 
 
+def _meta_line(r: Any) -> str:
+    """`Written 2026-11-30 by toolsurvey 0.1.0 from: registry ops.json (sha256 1a2b…), ...`."""
+    m = getattr(r, "meta", None) or {}
+    if not m:
+        return ""
+    inputs = "; ".join(f"{role} {name}" + (f" (sha256 {digest})" if digest else "")
+                       for role, name, digest in m.get("inputs", []))
+    return f"Written {m['date']} by toolsurvey {m['version']}" + (f" from: {inputs}" if inputs else "")
+
+
 def render_markdown(r: Any) -> str:
     """The report as Markdown with escaped cells."""
     out = [f"# {md.escape(r.title)}", "", md.escape(r.subtitle), ""]
+    if _meta_line(r):
+        out += [f"_{md.escape(_meta_line(r))}_", ""]
     for s in r.sections:
         out += [f"## {md.escape(s.title)}", ""]
         if s.missing:

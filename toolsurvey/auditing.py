@@ -618,12 +618,13 @@ def _select(rules: Iterable[str] | None) -> list[Rule]:
 
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
-          encoding: str | None = None, own: str | Iterable[str] | None = None) -> pd.DataFrame:
+          encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
     `own` names the servers the user owns (a list or comma-separated): near-duplicates are `overlap`
     (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
+    `progress(total)`, if given, is called once per tool checked (the CLI's progress bar).
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
     from .advice import check_owned
@@ -639,6 +640,8 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
         for rule in selected:
             if rule.scope == "tool":
                 rows += [_row(rule, tool, h) for h in rule.check(ctx)]
+        if progress:
+            progress(len(reg))
     for rule in selected:
         if rule.scope == "registry":
             rows += [_row(rule, h.tool, h) for h in rule.check(reg, cfg, encoding)]
@@ -653,7 +656,9 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
                      thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
                      own=sorted(cfg["_own"]) if cfg["_own"] else None)
-    return out
+    from ._rich import Findings
+
+    return Findings.of(out)
 
 
 def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:

@@ -164,7 +164,9 @@ def description_tradeoff(grid: pd.DataFrame, *, target: float | None = None, tit
                       secondary_y=True)
     fig.update_xaxes(title_text="description tokens per tool")
     fig.update_yaxes(title_text="tool tokens per request", secondary_y=False)
-    fig.update_yaxes(title_text="cost per completed task (USD)", secondary_y=True)
+    # Ticks of its own at round dollar values (plotly would otherwise align them to the left axis's grid).
+    fig.update_yaxes(title_text="cost per completed task (USD)", secondary_y=True, tickmode="auto",
+                     showgrid=False, tickprefix="$", tickformat=".2f")
     fig.update_layout(title=title or "As descriptions grow: tokens per request vs cost per completed task",
                       legend=dict(orientation="h", y=-0.25))
     return fig
@@ -343,4 +345,82 @@ def plan_stages(stages: pd.DataFrame, *, y: str = "cost_per_completed_task", tit
                            hovertemplate="%{x}: %{y:,.4g}<extra></extra>"))
     fig.update_layout(title=title or f"Plan stages: {labels.get(y, y)} after each group of actions",
                       xaxis_title="stage", yaxis_title=labels.get(y, y))
+    return fig
+
+
+# -- report charts ---------------------------------------------------------------------------------
+
+STEP_LABELS = {"tools": "tool definitions", "history": "tool calls and results so far",
+               "system": "system prompt", "user": "user message", "overhead": "provider overhead"}
+
+
+def cost_curve(grid: pd.DataFrame, *, x: str = "steps", y: str = "cost_per_task", today: tuple | None = None,
+               today_label: str = "today", title: str | None = None) -> go.Figure:
+    """One simulated cost (USD) against `steps` or `visible` from `toolsurvey.sweep`, with today's
+    point `(x, y)` marked."""
+    xlabel = {"steps": "requests per task", "visible": "tools visible per request"}.get(x, x)
+    ylabel = {"cost_per_task": "cost per task attempt (USD)",
+              "cost_per_completed_task": "cost per completed task (USD)"}.get(y, y)
+    g = grid.sort_values(x)
+    fig = go.Figure(go.Scatter(x=g[x], y=g[y], mode="lines+markers", name=ylabel, marker_size=5,
+                               hovertemplate=f"%{{x:,.0f}} {xlabel}: $%{{y:,.4f}}<extra></extra>"))
+    if today is not None:
+        fig.add_trace(go.Scatter(x=[today[0]], y=[today[1]], mode="markers+text", name=today_label,
+                                 text=[today_label], textposition="top left",
+                                 marker=dict(size=13, symbol="diamond", color="#d4783b"),
+                                 hovertemplate=f"{today_label}: %{{x:,.1f}}, $%{{y:,.4f}}<extra></extra>"))
+    fig.update_layout(title=title or f"{ylabel[0].upper() + ylabel[1:]} against {xlabel}",
+                      xaxis_title=xlabel, yaxis_title=ylabel, yaxis_tickprefix="$", yaxis_rangemode="tozero",
+                      xaxis_rangemode="tozero", showlegend=False, height=380)
+    return fig
+
+
+def request_tokens(steps: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Where each request's input tokens go (a simulation's `run.steps`), stacked bars per request."""
+    fig = go.Figure()
+    for comp in ("tools", "history", "system", "user", "overhead"):
+        if comp in steps and steps[comp].sum() > 0:
+            label = STEP_LABELS[comp]
+            fig.add_trace(go.Bar(x=steps["request"], y=steps[comp], name=label,
+                                 hovertemplate=f"request %{{x}}: %{{y:,.0f}} tokens<extra>{label}</extra>"))
+    fig.update_layout(barmode="stack", title=title or "Where each request's input tokens go, across one task",
+                      xaxis_title="request within the task", yaxis_title="input tokens per request",
+                      xaxis_dtick=1, yaxis_tickformat=",.0f", height=420,
+                      legend=dict(orientation="h", y=-0.22, traceorder="normal"))  # bottom of the stack first
+    return fig
+
+
+def plan_waterfall(stages: pd.DataFrame, *, y: str = "cost_per_month_usd", labels: dict | None = None,
+                   total: str = "after the plan", title: str | None = None) -> go.Figure:
+    """The plan as a waterfall (USD): today's figure, each stage's change, and the result
+    (`Plan.stages` with a cost column `y`, in stage order, the first row today)."""
+    labels = labels or {}
+    values = stages[y].astype(float).tolist()
+    names = [labels.get(s, s) for s in stages["stage"]] + [total]
+    steps = [values[0]] + [b - a for a, b in zip(values, values[1:], strict=False)] + [values[-1]]
+    measure = ["absolute"] + ["relative"] * (len(values) - 1) + ["total"]
+    fig = go.Figure(go.Waterfall(x=names, y=steps, measure=measure,
+                                 text=[f"{'' if m != 'relative' else '+' if v > 0 else '-'}${abs(v):,.0f}"
+                                       for v, m in zip(steps, measure, strict=True)],
+                                 textposition="outside", connector_line_color="#9aa3af",
+                                 decreasing_marker_color="#2ca02c", increasing_marker_color="#d62728",
+                                 totals_marker_color="#3b6fd4",
+                                 hovertemplate="%{x}: $%{y:,.0f}<extra></extra>"))
+    fig.update_layout(title=title or "The plan, stage by stage: cost per month (USD)", showlegend=False,
+                      yaxis_title="cost per month (USD)", yaxis_tickprefix="$", yaxis_tickformat=",.0f",
+                      xaxis_title="stage of the plan", height=420)
+    return fig
+
+
+def result_tokens(table: pd.DataFrame, *, x: str = "response_tokens_total", top: int = 15,
+                  title: str | None = None) -> go.Figure:
+    """Result tokens by tool from a usage summary (`toolsurvey.usage.summarize`), largest first."""
+    rows = table.nlargest(top, x).iloc[::-1]
+    label = safe_text(tool_label(rows))  # names from a usage log: shown literally, never as markup
+    fig = go.Figure(go.Bar(x=rows[x], y=label, orientation="h",
+                           hovertemplate="%{y}: %{x:,.0f} tokens<extra></extra>"))
+    fig.update_layout(title=title or f"Result tokens in the usage log, top {len(rows)} tools",
+                      xaxis_title="result tokens in the log", yaxis_title="tool (server/name)",
+                      xaxis_tickformat=",.0f", height=max(300, 26 * len(rows) + 140))
+    _short_ticks(fig, "y", label)
     return fig

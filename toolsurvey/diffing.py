@@ -32,6 +32,16 @@ class Diff:
     costs: dict[str, Any] = field(default_factory=dict)  # per task / month, old/new/delta, when simulated
     method: str = ""
 
+    def __repr__(self) -> str:
+        from ._rich import diff_text
+
+        return diff_text(self)
+
+    def _repr_html_(self) -> str:
+        from ._rich import diff_html
+
+        return diff_html(self)
+
     @property
     def request_delta(self) -> int:
         return self.request_new - self.request_old

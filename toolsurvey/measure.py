@@ -189,7 +189,9 @@ def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json
     table.attrs.update(encoding=encoding, render=render, model=model if render in DEFAULT_MODEL else None,
                        tool_choice=tool_choice if render == "anthropic" else None, method=note,
                        parts=parts, warnings=list(reg.warnings), sources=list(reg.sources))
-    return table
+    from ._rich import Footprint
+
+    return Footprint.of(table)
 
 
 def tools_only(table: pd.DataFrame) -> pd.DataFrame:

@@ -56,9 +56,14 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
 
     def __repr__(self) -> str:
-        kinds = pd.Series([a.kind for a in self.actions], dtype=object).value_counts()
-        acts = ", ".join(f"{int(kinds[k])} {k}" for k in ACTION_KINDS if k in kinds) or "no actions"
-        return f"<Plan {len(self.before)} -> {len(self.after)} tools: {acts}>"
+        from ._rich import plan_text
+
+        return plan_text(self)
+
+    def _repr_html_(self) -> str:
+        from ._rich import plan_html
+
+        return plan_html(self)
 
     def actions_table(self) -> pd.DataFrame:
         """One row per action (kind, target, tools, detail, tokens saved per request and per task)."""

@@ -69,6 +69,17 @@ class Report:
     subtitle: str
     sections: list[Section]
     levers: list[tuple[str, float]] = field(default_factory=list)  # (change, dollars saved per month)
+    meta: dict[str, Any] = field(default_factory=dict)  # date, version, inputs: [(name, short sha256)]
+
+    def __repr__(self) -> str:
+        from ._rich import report_text
+
+        return report_text(self)
+
+    def _repr_html_(self) -> str:
+        from ._rich import report_html
+
+        return report_html(self)
 
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
@@ -221,6 +232,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     inp.own = own
     from .traces.report import for_report
 
+    named = {"scenario": scenario, "usage": usage, "traces": traces}  # the inputs as given, for the meta line
     traces, usage = for_report(traces, usage)
     inp.usage = _usage(usage, reg, inp)
     if inp.scenario is not None:
@@ -239,9 +251,12 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
         sections.insert(-1, traces_section(traces))
     n_tools, n_servers = len(tools_only(inp.table)), len(reg.servers)
     sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
+    from ._report_meta import meta
+
     return Report(title or "What our agent's tools cost",
                   f"{n_tools:,} tool{'s' * (n_tools != 1)} in {n_servers:,} server{'s' * (n_servers != 1)}, "
-                  f"from {sources}", sections, inp.levers)
+                  f"from {sources}", sections, inp.levers,
+                  meta=meta(reg.sources, **named))
 
 
 def _load_scenario(scenario: Any, inp: _Inputs) -> Any:
@@ -367,6 +382,9 @@ def _summary(inp: _Inputs) -> Section:
                                shares["rest"], f"{shares['rest']:.0%}")]
         s.shares = [("tool definitions", shares["tools"]), ("tool calls and results", shares["history"]),
                     ("the rest", shares["rest"])]
+    from .charts import request_tokens
+
+    s.charts.append(request_tokens(inp.run.steps))
     s.text.append(
         f"The agent makes about {r['expected_requests']:.1f} requests per task (wrong tool calls included) "
         f"with {sc.model}, {sc.tasks_per_day:,.0f} tasks a day. Every request carries the definitions of "
@@ -552,6 +570,9 @@ def _responses(inp: _Inputs) -> Section:
                                 "response_tokens_total", ascending=False, kind="stable").head(inp.top)
     cols = ["server", "tool", "calls", "share", "response_tokens_mean", "response_tokens_total", "repeated",
             "errors"] + (["cost_per_month_usd"] if "cost_per_month_usd" in called else [])
+    from .charts import result_tokens
+
+    s.charts.append(result_tokens(called, top=inp.top))
     s.tables.append(Table("responses", f"The {len(called)} tools whose results cost the most",
                           called[cols].rename(columns={"share": "call_share"}).reset_index(drop=True)))
     never = u[u["status"] == "never called"]
@@ -621,10 +642,15 @@ def _plan(inp: _Inputs) -> Section:
     stages["saving_per_month_usd"] = delta
     stages["effect"] = ["" if i == 0 else f"saves {_usd(d)} a month" if d > 0 else
                         f"costs {_usd(-d)} more a month" if d < 0 else "no change" for i, d in enumerate(delta)]
-    names = dict(_STAGES)
+    names, short = dict(_STAGES), dict(_WATERFALL)
     if not any(a.kind == "gate" for a in p.actions):
-        names["after"] = ("the plan (the scenario's phase gating, kept throughout)" if before.strategy == "phases"
+        kept = before.strategy == "phases"
+        names["after"] = ("the plan (the scenario's phase gating, kept throughout)" if kept
                           else "the plan (no phase gating)")
+        short["after"] = "phase gating kept" if kept else "no phase gating"
+    from .charts import plan_waterfall
+
+    s.charts.append(plan_waterfall(stages, labels=short))
     stages["stage"] = stages["stage"].map(names).fillna(stages["stage"])
     s.tables.append(Table("plan_stages", "What each stage of the plan saves or costs", stages[[
         "stage", "tools", "mean_visible", "tool_tokens_per_request", "steps_per_task", "success",
@@ -638,6 +664,8 @@ def _plan(inp: _Inputs) -> Section:
     return s
 
 
+_WATERFALL = {"before": "today", "delete": "delete unused", "merge": "merge duplicates", "trim": "trim results",
+              "after": "gate by phase"}
 _STAGES = {"before": "before", "delete": "after deleting unused tools", "merge": "after merging near-duplicates",
            "trim": "after trimming tool results", "after": "after phase gating (the plan)"}
 
@@ -668,6 +696,7 @@ def _sensitivity(inp: _Inputs) -> Section:
     s.text.append("The monthly cost recomputed with one assumption changed at a time, the others as in "
                   "the scenario. A wide range means that assumption deserves a measurement of its own.")
     s.tables.append(Table("sensitivity", "Cost per month when one assumption changes", table))
+    s.charts += _cost_curves(inp)
     pct = inp.run.percentiles
     if pct is not None:
         spread = pct.reset_index().rename(columns={"index": "percentile"})
@@ -675,6 +704,26 @@ def _sensitivity(inp: _Inputs) -> Section:
                               f"(seed {pct.attrs.get('seed')})", spread,
                               note="Steps and result sizes drawn from the scenario's distributions."))
     return s
+
+
+def _cost_curves(inp: _Inputs) -> list:
+    """Cost per task against requests per task and against visible tools, today's point marked."""
+    import warnings
+
+    from .charts import cost_curve
+    from .simulation import sweep
+    from .widgets import visible_points
+
+    sc, r = inp.scenario, inp.run.summary
+    steps = sc.steps.expected()
+    today = f"today ({steps:g} requests, {r['mean_visible']:.0f} tools visible)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        by_steps = sweep(inp.reg, sc, steps=list(range(1, max(20, int(2 * steps)) + 1)), samples=0)
+        by_visible = sweep(inp.reg, sc, visible=visible_points(len(inp.reg), count=12), strategy="all", samples=0)
+    return [cost_curve(by_steps, x="steps", today=(steps, r["cost_per_task"]), today_label=today),
+            cost_curve(by_visible, x="visible", today=(r["mean_visible"], r["cost_per_task"]), today_label=today,
+                       title="Cost per task attempt against tools visible per request (every tool up to the cap)")]
 
 
 def _method(inp: _Inputs) -> Section:

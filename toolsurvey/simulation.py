@@ -45,6 +45,16 @@ class Run:
     percentiles: pd.DataFrame | None = None  # Monte Carlo: p50/p90/p99 of the per-task figures
     sampled: dict | None = None              # Monte Carlo: the raw draws (results per call, ...)
 
+    def __repr__(self) -> str:
+        from ._rich import run_text
+
+        return run_text(self)
+
+    def _repr_html_(self) -> str:
+        from ._rich import run_html
+
+        return run_html(self)
+
     def table(self) -> pd.DataFrame:
         """The summary as a one-row DataFrame carrying the assumptions in `attrs`."""
         df = pd.DataFrame([self.summary])

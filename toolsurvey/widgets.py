@@ -100,8 +100,12 @@ def _require() -> None:
 def _box(controls: dict, figures: dict, children: list):
     import ipywidgets as W
 
+    from .display import show_with_static_copy
+
     box = W.VBox(children)
     box.controls, box.figures = controls, figures
+    # Shown with a static copy of its charts, which exported notebooks keep (see toolsurvey.display).
+    box._ipython_display_ = lambda: show_with_static_copy(box)
     return box
 
 
@@ -198,7 +202,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     return box
 
 
-def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10)):
+def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10), target=None):
     """Target description length and the accuracy assumption: the description-length histogram
     against the band, and tokens per request vs cost per completed task as descriptions grow.
 
@@ -222,7 +226,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     lengths = list(lengths)
     n = max(len(reg), 1)
     controls = {
-        "target": W.IntSlider(value=int(band[1]), min=min(lengths), max=max(lengths), step=5,
+        "target": W.IntSlider(value=int(band[1] if target is None else target), min=min(lengths), max=max(lengths), step=5,
                               description="target description tokens", continuous_update=False,
                               style={"description_width": "initial"}, layout={"width": "420px"}),
         "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",

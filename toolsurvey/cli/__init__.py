@@ -24,7 +24,9 @@ def _commands() -> dict:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser for every sub-command, or, given `only`, one whose other sub-commands are listed but
     not configured (configuring may import the module that owns an option's choices)."""
-    parser = argparse.ArgumentParser(
+    from ._args import Parser
+
+    parser = Parser(
         prog="toolsurvey",
         description="What an agent's tool surface costs, and what would change it.")
     from .. import __version__

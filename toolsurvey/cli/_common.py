@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +18,8 @@ if TYPE_CHECKING:  # pandas is imported where a table is rendered, so parsing ar
 
 FORMATS_OUT = ("table", "csv", "json")
 MAX_WARNINGS = 20
+_NUMBER = re.compile(r"[-+]?\$?[-+]?[\d,.]+%?( points| tokens)?|-|–|")
+DEFAULT_WIDTH = 100  # columns of a text table when standard output is not a terminal
 
 
 def add_registry_args(p: argparse.ArgumentParser) -> None:
@@ -43,6 +47,37 @@ def print_warnings(warnings: list[str]) -> None:
 def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
     p.add_argument("--format", choices=formats, default=formats[0], help="output format (default: %(default)s)")
     add_output_file_arg(p)
+    add_wide_arg(p)
+
+
+def add_wide_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--wide", action="store_true",
+                   help="tables show every character (default: fit the terminal, or 100 columns, with …)")
+
+
+def table_width(wide: bool = False) -> int | None:
+    """Columns a text table may use: the terminal's, 100 when not a terminal, None (no limit) with --wide."""
+    import shutil
+
+    if wide:
+        return None
+    return shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else DEFAULT_WIDTH
+
+
+def fit(text: str, wide: bool = False) -> str:
+    """Lines longer than the table width wrapped (indented like the line they continue)."""
+    import textwrap
+
+    width = table_width(wide)
+    if width is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        indent = line[:len(line) - len(line.lstrip())]
+        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
+                                 break_long_words=False)
+                   if len(line) > width else line)
+    return "\n".join(out)
 
 
 def add_output_file_arg(p: argparse.ArgumentParser) -> None:
@@ -51,40 +86,75 @@ def add_output_file_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _cell(v: Any, col: str) -> str:
-    if isinstance(v, float) and (col == "share" or col.endswith("_share")):
-        return f"{v:.1%}"
-    if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:,}"
-    if isinstance(v, float):
-        return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.2f}".rstrip("0").rstrip(".")
-    return "" if v is None else visible(v)  # third-party text must not drive the terminal
+    """The one place a table cell becomes text: numbers with their column's unit (`toolsurvey._rich`),
+    third-party text with control and bidi characters escaped so it cannot drive the terminal."""
+    from .._rich import cell
+
+    return "" if v is None else visible(cell(v, col))
 
 
-def render_table(df: pd.DataFrame) -> str:
-    """A plain aligned text table: numbers right-aligned with separators, shares as percents."""
+def _widths(cols: list[str], cells: list[list[str]], numeric: list[bool], width: int | None) -> tuple[list[int], bool]:
+    """Column widths within `width` (2 spaces between columns) and whether headers must wrap.
+
+    When the table is too wide, headers wrap at their words and numbers keep their width; text
+    columns share what is left, a narrow one keeping its own width and the widest ones cut first.
+    """
+    natural = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    gaps = 2 * (len(cols) - 1)
+    if width is None or sum(natural) + gaps <= width:
+        return natural, False
+    data = [max([len(r[i]) for r in cells], default=0) for i in range(len(cols))]
+    word = [max(len(w) for w in c.replace("_", " ").split() or [""]) for c in cols]
+    out = [max(d, min(w, 14)) if num else max(d, w) for d, w, num in zip(data, word, numeric, strict=True)]
+    left = width - gaps - sum(w for w, num in zip(out, numeric, strict=True) if num)
+    text = sorted((n, i) for i, (n, num) in enumerate(zip(out, numeric, strict=True)) if not num)
+    for k, (n, i) in enumerate(text):
+        out[i] = min(n, max(left // (len(text) - k), 8))
+        left -= out[i]
+    return out, True
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
+
+
+def render_table(df: pd.DataFrame, *, wide: bool = False) -> str:
+    """An aligned text table that fits `table_width`: numbers right-aligned with their units, long
+    text cut with an ellipsis (all of it with `wide`)."""
     import pandas as pd
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
     cols = [visible(c) for c in df.columns]
-    cells = [[_cell(v.item() if hasattr(v, "item") else v, c) for c, v in zip(cols, row, strict=True)]
-             for row in df.itertuples(index=False)]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
+    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in df.itertuples(index=False)]
+    # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
+    numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
+    widths, wrap = _widths(cols, cells, numeric, table_width(wide))
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
+              header_style="", expand=False)
+    for c, num, w in zip(cols, numeric, widths, strict=True):
+        # Cells are already cut to the width, so only a header can wrap (at its words).
+        head = Text(c.replace("_", " ")) if wrap else Text(c)
+        t.add_column(head, justify="right" if num else "left", no_wrap=not wrap, width=w, overflow="fold")
+    for row in cells:
+        t.add_row(*(Text(_clip(v, w)) for v, w in zip(row, widths, strict=True)))
+    console = Console(file=io.StringIO(), width=sum(widths) + 2 * len(widths) + 2, color_system=None,
+                      markup=False, emoji=False, highlight=False, force_terminal=False, soft_wrap=False)
+    console.print(t)
+    return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines()).strip("\n")
 
-    def line(values):
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
 
-    return "\n".join([line(cols), line(["-" * w for w in widths])] + [line(r) for r in cells])
-
-
-def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "") -> None:
+def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "", *, wide: bool = False) -> None:
     """Print or write a table as text, CSV or JSON records."""
     if fmt == "csv":
         text = spreadsheet_safe(df).to_csv(index=False)
     elif fmt == "json":
         text = json.dumps(json.loads(df.to_json(orient="records")), indent=2, ensure_ascii=False) + "\n"
     else:
-        text = (visible_lines(header) + "\n\n" if header else "") + render_table(df) + "\n"
+        text = (fit(visible_lines(header), wide) + "\n\n" if header else "") + render_table(df, wide=wide) + "\n"
     write(text, output)
 
 

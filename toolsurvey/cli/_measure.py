@@ -6,10 +6,12 @@ import argparse
 
 
 def add_measure_args(p: argparse.ArgumentParser) -> None:
+    from ._args import text
+
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
     p.add_argument("--render", default=None, choices=("json", "sent", "openai", "anthropic"),
                    help="how tools are turned into prompt text (default: the scenario's, else json)")
-    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings); "
+    p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings); "
                         "with --scenario, also the model priced; check also checks its provider's request limits")
 
 
@@ -20,11 +22,12 @@ def measure_kwargs(args: argparse.Namespace) -> dict:
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
     """The scenario fields `report` and `plan` take as options, as `simulate` does (model: --model)."""
     from .._choices import CACHING
+    from ._args import above, at_least
 
-    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
+    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=above(0), help="completed tasks per day")
     p.add_argument("--caching", choices=CACHING, default=None,
                    help="prompt caching (default: auto, the provider's own behaviour)")
-    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=float,
+    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=at_least(0, float),
                    help="tokens of the system prompt on every request")
 
 

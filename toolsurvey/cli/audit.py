@@ -25,6 +25,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
                         "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
     add_output_args(p, formats=FORMATS)
+    from ._progress import add_quiet_arg
+
+    add_quiet_arg(p)
 
 
 def header(findings, tools: int) -> str:
@@ -58,7 +61,11 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args)
     rules = [r.strip() for r in args.rules.split(",") if r.strip()] if args.rules else None
-    findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own)
+    from ._progress import Bar
+
+    with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
+        findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own,
+                         progress=lambda total: bar.advance(total=total))
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]
@@ -68,5 +75,6 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         write(markdown(out, head), args.output)
     else:
-        emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head)
+        emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head,
+             wide=args.wide)
     return 1 if args.fail_on and fails(findings, args.fail_on) else 0

@@ -9,6 +9,7 @@ HELP = "compare two registries: tools added, removed or changed, and the token a
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import at_least
     from ._common import add_output_args
     from ._measure import add_measure_args
 
@@ -16,7 +17,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("new", metavar="NEW", help="the registry after the change")
     p.add_argument("--scenario", metavar="TOML", help="scenario file: adds tokens per task and cost per month")
     add_measure_args(p)
-    p.add_argument("--top", type=int, default=50, metavar="N", help="at most N tools in the table (default: %(default)s)")
+    p.add_argument("--top", type=at_least(1), default=50, metavar="N", help="at most N tools in the table (default: %(default)s)")
     add_output_args(p, formats=("table", "markdown", "csv", "json"))
 
 
@@ -40,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "table":  # a tool that is absent on one side shows an empty cell
             rows = rows.astype({"tokens_old": object, "tokens_new": object}).fillna("")
         header = d.summary() + (f"\nscenario: {d.costs['scenario']}" if d.costs.get("scenario") else "")
+        if args.format == "table":  # in full above the table, whose cells a narrow terminal cuts
+            header += "".join(f"\nsecurity: {r.server}/{r.tool}: {r.security}"
+                              for r in d.security_changes.itertuples(index=False))
         if args.format == "table" and rows.empty:
             write(header + "\n", args.output)
         else:
-            emit(rows.reset_index(drop=True), args.format, args.output, header)
+            emit(rows.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

@@ -25,6 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
         DEFAULT_MAX_PAGES,
         PREFIXES,
     )
+    from ._args import above, at_least
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = _EPILOG
@@ -42,17 +43,20 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prefix", metavar="TEMPLATE",
                    help=f"rename tools as a client shows them, e.g. 'mcp__{{server}}__{{tool}}' "
                         f"or a client: {', '.join(PREFIXES)}")
-    p.add_argument("--connect-timeout", type=float, default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--connect-timeout", type=above(0), default=DEFAULT_CONNECT_TIMEOUT, metavar="SECONDS",
                    help="per server: start and answer initialize within this (default: %(default)g)")
-    p.add_argument("--list-timeout", type=float, default=DEFAULT_LIST_TIMEOUT, metavar="SECONDS",
+    p.add_argument("--list-timeout", type=above(0), default=DEFAULT_LIST_TIMEOUT, metavar="SECONDS",
                    help="per server: return every tools/list page within this (default: %(default)g)")
-    p.add_argument("--max-pages", type=int, default=DEFAULT_MAX_PAGES, metavar="N",
+    p.add_argument("--max-pages", type=at_least(1), default=DEFAULT_MAX_PAGES, metavar="N",
                    help="stop a server whose tools/list has more pages than this (default: %(default)s)")
-    p.add_argument("--concurrency", type=int, default=DEFAULT_CONCURRENCY, metavar="N",
+    p.add_argument("--concurrency", type=at_least(1), default=DEFAULT_CONCURRENCY, metavar="N",
                    help="servers started at once (default: %(default)s)")
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the snapshot to FILE (atomically; - for standard output)")
+    from ._progress import add_quiet_arg
+
+    add_quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
     from ..errors import InputError
     from ._common import print_warnings, write
+    from ._progress import Bar
 
     target = args.target
     to_stdout = args.output == "-"
@@ -70,11 +75,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"cannot write {args.output}: its folder does not exist")
     if len(target) > 1 and all(is_url(t) for t in target):
         raise InputError("one URL at a time; to discover several servers, list them in a --config file")
-    reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
-                   headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
-                   prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
-                   max_pages=args.max_pages, concurrency=args.concurrency,
-                   on_progress=_progress(sys.stderr))
+    with Bar("discovering servers", quiet=args.quiet) as bar:
+        reg = discover(target or None, config=args.config, servers=args.server, name=args.name,
+                       headers=dict(map(parse_header, args.header)), env=dict(map(parse_env, args.env)),
+                       prefix=args.prefix, connect_timeout=args.connect_timeout, list_timeout=args.list_timeout,
+                       max_pages=args.max_pages, concurrency=args.concurrency, on_progress=_progress(sys.stderr, bar))
     print_warnings([w for w in reg.warnings if not _is_failure(w, reg)])
     print_warnings(name_problems(reg))
     if args.output and not to_stdout:
@@ -86,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         write(_summary(reg), None)
     failed = failures(reg)
     if failed:
-        print(f"{len(failed)} of {len(reg.servers)} servers failed: {', '.join(failed)}", file=sys.stderr)
+        print(f"{len(failed)} of {len(reg.servers)} server{'s' * (len(reg.servers) != 1)} failed: {', '.join(failed)}",
+              file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -96,19 +102,26 @@ def _is_failure(warning: str, reg) -> bool:
     return any(warning == f"server {n!r}: {e}" for n, e in failures(reg).items())
 
 
-def _progress(stream):
-    """Print one line per server as it starts and ends (works in logs, not only terminals)."""
-    state = {"started": 0, "ended": 0}
-
+def _progress(stream, bar):
+    """Print one line per server as it ends (works in logs, not only terminals), above `bar`, the
+    progress bar of the servers a terminal shows."""
     from .._markdown import visible
+
+    state = {"started": 0, "ended": 0}
 
     def show(event: str, name: str, detail: str) -> None:
         if event == "start":
             state["started"] += 1
+            bar.advance(0, total=state["started"])
             return
         state["ended"] += 1
         mark = "ok" if event == "done" else "FAILED"
-        print(visible(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}"), file=stream, flush=True)
+        line = visible(f"[{state['ended']}/{state['started']}] {name}: {mark} - {detail}")
+        bar.advance(1)
+        if bar.console is not None:
+            bar.console.print(line, markup=False, highlight=False, soft_wrap=True)
+        else:
+            print(line, file=stream, flush=True)
 
     return show
 
@@ -129,6 +142,8 @@ def _summary(reg) -> str:
                      "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
                      "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
                      "protocol": s.info.get("protocolVersion", "")})
-    header = (f"{len(reg):,} tools from {len(reg.servers):,} servers: {int(table.tokens.sum()):,} tokens "
+    from .._rich import plural
+
+    header = (f"{plural(len(reg), 'tool')} from {plural(len(reg.servers), 'server')}: {int(table.tokens.sum()):,} tokens "
               f"per request ({table.attrs['render']} rendering, {table.attrs['encoding']}, instructions included)")
     return header + "\n\n" + render_table(pd.DataFrame(rows)) + "\n"

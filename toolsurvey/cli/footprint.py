@@ -3,32 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 HELP = "measure the tokens a registry's tool definitions add to every request"
 
 
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of rows, 1 or more; found {text!r}")
-    return n
-
-
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import at_least, text
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
     p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
                    help="how tools are turned into prompt text (default: %(default)s)")
-    p.add_argument("--model", default=None, help="model whose provider constants apply (openai/anthropic renderings)")
+    p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings)")
     p.add_argument("--tool-choice", default="auto", choices=("auto", "none", "any", "tool"),
                    help="Anthropic tool_choice, which sets the tool-use system prompt size")
     p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
-    p.add_argument("--top", type=_positive, default=None, metavar="N", help="only the N largest rows")
+    p.add_argument("--top", type=at_least(1), default=None, metavar="N", help="only the N largest rows")
     add_output_args(p)
     from ._counting import add_counting_args
 
@@ -40,6 +32,9 @@ def run(args: argparse.Namespace) -> int:
     from ._common import emit, load_registry
 
     reg = load_registry(args)
+    if not len(reg):
+        print(f"warning: {', '.join(args.paths)}: no tools found; the tool definitions cost nothing",
+              file=sys.stderr)
     table = footprint(reg, encoding=args.encoding, render=args.render, model=args.model,
                       tool_choice=args.tool_choice)
     from ._counting import counted_table
@@ -54,13 +49,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         rows = table if args.format != "table" else table.sort_values("tokens", ascending=False, kind="stable")
         keep = [c for c in PARTS if rows[c].any()] if args.format == "table" else list(PARTS)
-        out = rows[["server", "tool", "kind", "tokens", *keep]]
+        # In a narrow text table the tool column says what a row is ("(instructions)"): no kind column.
+        kind = [] if args.format == "table" and not args.wide else ["kind"]
+        out = rows[["server", "tool", *kind, "tokens", *keep]]
     if args.top is not None:
         out = out.nlargest(args.top, "tokens") if args.by != "part" else out.head(args.top)
     a = table.attrs
     model = f", {a['model']}" if a.get("model") else ""
-    header = (f"{len(tools_only(table)):,} tools in {len(reg.servers):,} servers: "
+    from .._rich import plural
+
+    header = (f"{plural(len(tools_only(table)), 'tool')} in {plural(len(reg.servers), 'server')}: "
               f"{request_total(table):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
               f"method: {a['method']}")
-    emit(out.reset_index(drop=True), args.format, args.output, header)
+    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

@@ -10,6 +10,7 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import text
     from ._common import add_output_args, add_registry_args
     from ._measure import add_scenario_options
 
@@ -17,9 +18,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL), or agent traces, for unused tools and result sizes")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
     p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
-    p.add_argument("--model", default=None, help="the model priced (overrides the scenario's)")
+    p.add_argument("--model", type=text, default=None, help="the model priced (overrides the scenario's)")
     add_scenario_options(p)
-    p.add_argument("--window-days", dest="window_days", default="90", metavar="DAYS",
+    p.add_argument("--window-days", dest="window_days", type=_window, default="90", metavar="DAYS",
                    help="a tool not called in the log's last DAYS days (> 0) is unused; 'all': the whole log "
                         "(default: %(default)s)")
     p.add_argument("--own", default=None, metavar="SERVERS",
@@ -37,9 +38,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def _window(text: str) -> float | None:
-    """--window-days: a number of days > 0, or "all" for the whole log; raises InputError otherwise."""
-    from ..errors import InputError
-
+    """--window-days: a number of days > 0, or "all" for the whole log (None); a one-line error otherwise."""
     if text.strip().lower() == "all":
         return None
     try:
@@ -47,29 +46,32 @@ def _window(text: str) -> float | None:
     except ValueError:
         days = float("nan")
     if not days > 0:
-        raise InputError(f"--window-days: expected a number of days > 0 or 'all', found {text!r}"
-                         + (" (0 days would call every tool unused)" if days == 0 else ""))
+        raise argparse.ArgumentTypeError(f"expected a number of days > 0 or 'all', found {text!r}"
+                                         + (" (0 days would call every tool unused)" if days == 0 else ""))
     return days
 
 
 def _fmt(v: float, unit: str) -> str:
+    from .._rich import money, number
+
     if v != v:
         return "-"
     if unit == "share":
         return f"{v:.1%}"
     if unit == "USD":
-        return f"${v:,.4f}" if abs(v) < 1 else f"${v:,.2f}"
-    return f"{v:,.1f}" if v != int(v) and abs(v) < 100 else f"{v:,.0f}"
+        return money(v)
+    return number(v)
 
 
 def _pretty(table):
     import pandas as pd
 
+    from .._rich import points
+
     rows = []
     for r in table.itertuples(index=False):
         change = "-" if r.change_share != r.change_share else f"{r.change_share:+.0%}"
-        delta = _fmt(r.change, r.unit) if r.unit != "share" else (
-            "-" if r.change != r.change else f"{r.change * 100:+.1f} points")
+        delta = _fmt(r.change, r.unit) if r.unit != "share" else "-" if r.change != r.change else points(r.change)
         rows.append({"": r.metric, "before": _fmt(r.before, r.unit), "after": _fmt(r.after, r.unit),
                      "change": delta, "%": change})
     return pd.DataFrame(rows)
@@ -90,14 +92,17 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..assumed import unstated_line, with_options
+    from ..errors import InputError
     from ..planning import plan
-    from ._common import emit, load_registry, print_warnings, render_table, write
+    from ._common import emit, fit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args)
+    if not len(reg):
+        raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to plan")
     scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
-             merge=args.merge, trim=args.trim, window_days=_window(args.window_days), unphased=args.unphased,
+             merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
              config=args.config, own=args.own)
     print_warnings(p.warnings)
     actions = p.actions_table()
@@ -110,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if unstated:
         head += "\n" + unstated
     if args.format in ("csv", "json") and args.show != "summary":
-        emit(actions if args.show == "actions" else p.stages, args.format, args.output)
+        emit(actions if args.show == "actions" else p.stages, args.format, args.output, wide=args.wide)
         return 0
     if args.format == "csv":
         emit(p.table, "csv", args.output)
@@ -138,8 +143,11 @@ def run(args: argparse.Namespace) -> int:
                             md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
                             "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
     else:
-        text = "\n\n".join([head, render_table(_pretty(p.table)), "actions (tokens saved per request and per task; negative: the action costs tokens):",
-                            render_table(shown), "stages (each simulated):", render_table(stages),
-                            "assumptions:", "\n".join("  " + line for line in _assumption_lines(p.assumptions))]) + "\n"
+        w = args.wide
+        text = "\n\n".join([fit(head, w), render_table(_pretty(p.table), wide=w),
+                            "actions (tokens saved per request and per task; negative: the action costs tokens):",
+                            render_table(shown, wide=w), "stages (each simulated):", render_table(stages, wide=w),
+                            "assumptions:",
+                            fit("\n".join("  " + line for line in _assumption_lines(p.assumptions)), w)]) + "\n"
     write(text, args.output)
     return 0

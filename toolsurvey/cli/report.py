@@ -9,6 +9,7 @@ HELP = "write the cost report (self-contained HTML, Markdown or CSV) and print i
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ._args import at_least
     from ._common import add_registry_args
     from ._measure import add_measure_args, add_scenario_options
 
@@ -21,7 +22,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "(default: merges only within one server)")
     add_measure_args(p)
     add_scenario_options(p)
-    p.add_argument("--top", type=int, default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
+    p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
     p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
                    help="default: from the output's suffix (.md markdown, .csv or a folder csv), else html")
@@ -40,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-" and fmt == "csv":
         raise InputError("a CSV report is a folder of files; -o - (standard output) takes html or markdown")
     reg = load_registry(args)
+    if not len(reg):
+        raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
                  **measure_kwargs(args), **scenario_options(args))
     if args.output == "-" or (fmt == "markdown" and not args.output):

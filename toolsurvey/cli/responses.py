@@ -9,6 +9,7 @@ HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): 
 
 def configure(p: argparse.ArgumentParser) -> None:
     from .._choices import DEFAULT_CAP, SERIALIZATIONS
+    from ._args import above, at_least
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="+", metavar="PATH",
@@ -19,11 +20,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tool", default=None, help="tool name for files and URLs (default: the file's folder name)")
     p.add_argument("--server", default=None, help="server name for results that do not name one")
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base)")
-    p.add_argument("--cap", type=int, default=DEFAULT_CAP, metavar="N",
+    p.add_argument("--cap", type=at_least(1), default=DEFAULT_CAP, metavar="N",
                    help="tokens one result may carry (default: %(default)s, Claude Code's default)")
     p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
                    help="HTTP header for URL sources (repeatable; values never appear in any output)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a URL (default: %(default)s)")
+    p.add_argument("--timeout", type=above(0), default=30.0, help="seconds to wait for a URL (default: %(default)s)")
     t = p.add_argument_group("trimming (applied in this order; the output gains trimmed sizes)")
     t.add_argument("--keep", default=None, metavar="PATHS", help="keep only these paths, e.g. 'number,title,labels[].name'")
     t.add_argument("--drop", default=None, metavar="PATHS", help="drop these paths, e.g. 'user,reactions'")
@@ -33,8 +34,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     t.add_argument("--truncate-unit", default="chars", choices=("chars", "tokens"))
     t.add_argument("--serialize", default=None, choices=SERIALIZATIONS,
                    help="send results as compact JSON, pretty JSON, CSV or a Markdown table")
-    p.add_argument("--depth", type=int, default=None, metavar="N", help="with --by field: only paths up to depth N")
-    p.add_argument("--top", type=int, default=None, metavar="N",
+    p.add_argument("--depth", type=at_least(1), default=None, metavar="N", help="with --by field: only paths up to depth N")
+    p.add_argument("--top", type=at_least(1), default=None, metavar="N",
                    help="only the N largest rows (with --by field or rank: per tool)")
     add_output_args(p)
 
@@ -149,5 +150,5 @@ def run(args: argparse.Namespace) -> int:
         else:
             out = out.head(args.top) if args.by == "step" else out.nlargest(args.top, "tokens")
     print_warnings(warnings)
-    emit(out.reset_index(drop=True), args.format, args.output, header)
+    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
     return 0

@@ -13,6 +13,7 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 def configure(p: argparse.ArgumentParser) -> None:
     from .._choices import CACHE_TTLS, CACHING, STRATEGIES
+    from ._args import above, at_least
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="*", metavar="REGISTRY",
@@ -28,30 +29,32 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="Anthropic's cache lifetime: 5m (1.25x write) or 1h (2x write)")
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for --strategy phases")
     p.add_argument("--core", help="always-visible tools for retrieval/tool_search (comma-separated globs)")
-    p.add_argument("--retrieval-k", dest="retrieval_k", type=int, help="tools retrieved per task")
-    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=float, help="completed tasks per day")
-    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=float)
-    p.add_argument("--response-tokens", dest="response_tokens", type=float, help="tokens per tool result")
+    p.add_argument("--retrieval-k", dest="retrieval_k", type=at_least(1), help="tools retrieved per task")
+    p.add_argument("--tasks-per-day", dest="tasks_per_day", type=above(0), help="completed tasks per day")
+    p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=at_least(0, float))
+    p.add_argument("--response-tokens", dest="response_tokens", type=at_least(0, float), help="tokens per tool result")
     p.add_argument("--usage", metavar="LOG", help="tool-call log: its mean result replaces the scenario's, as "
                                                   "`report` and `plan` do (--response-tokens still wins)")
     p.add_argument("--render", choices=("json", "sent", "openai", "anthropic", "auto"),
                    help="how tool definitions are measured (auto: the model's provider rendering)")
-    p.add_argument("--tool-tokens", dest="tool_tokens", type=float, help="average-size mode: tokens per tool")
-    p.add_argument("--registry-size", dest="registry_size", type=int, help="average-size mode: tools in the registry")
+    p.add_argument("--tool-tokens", dest="tool_tokens", type=at_least(0, float), help="average-size mode: tokens per tool")
+    p.add_argument("--registry-size", dest="registry_size", type=at_least(1), help="average-size mode: tools in the registry")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration file from `toolsurvey calibrate`: scale offline counts to a provider's exact ones")
     p.add_argument("--prices", dest="price_file", metavar="FILE_OR_URL",
                    help="price file: toolsurvey TOML or LiteLLM model_prices_and_context_window.json")
     p.add_argument("--no-accuracy", dest="accuracy", action="store_false", default=None,
                    help="turn off the accuracy effect of catalog size (wrong calls 0, success 1)")
-    p.add_argument("--samples", type=int, help="Monte Carlo draws for a single scenario (prints p50/p90/p99)")
+    p.add_argument("--samples", type=at_least(1, int, 1_000_000), help="Monte Carlo draws for a single scenario (prints p50/p90/p99)")
     p.add_argument("--seed", type=int)
     add_output_args(p)
 
 
-def parse_list(text: str, name: str, *, kind=int) -> list:
-    """`5`, `1-20` or `6,12,25` (ranges allowed inside lists); raises InputError otherwise."""
+def parse_list(text: str, name: str, *, kind=int, low: int = 1, high: int | None = None) -> list:
+    """`5`, `1-20` or `6,12,25` (ranges allowed inside lists), each value in [low, high] and at most
+    MAX_VALUES values, checked before any range is expanded; raises InputError otherwise."""
     from ..errors import InputError
+    from ._args import MAX_VALUES
 
     out: list = []
     for part in (x.strip() for x in text.split(",")):
@@ -60,29 +63,40 @@ def parse_list(text: str, name: str, *, kind=int) -> list:
                 a, b = (int(x) for x in part.split("-", 1))
                 if b < a:
                     raise ValueError
-                out.extend(range(a, b + 1))
+                bounds = (a, b)
             else:
                 out.append(kind(part))
+                bounds = (out[-1], out[-1]) if kind is int else None
         except ValueError:
             raise InputError(f"--{name}: expected N, A-B or a comma list, found {text!r}") from None
+        if kind is not int and not out[-1]:
+            raise InputError(f"--{name}: expected names, found an empty one in {text!r}")
+        if bounds and (bounds[0] < low or (high is not None and bounds[1] > high)):
+            limit = f"from {low} to {high:,}" if high is not None else f"{low} or more"
+            raise InputError(f"--{name}: expected values {limit}, found {part!r}")
+        if bounds and len(out) + bounds[1] - bounds[0] + 1 > MAX_VALUES:
+            raise InputError(f"--{name}: at most {MAX_VALUES:,} values, found {text!r}")
+        if bounds and bounds[0] != bounds[1]:
+            out.extend(range(bounds[0], bounds[1] + 1))
     return out
 
 
 def grid(args: argparse.Namespace) -> tuple[object, dict]:
     """The base scenario and the swept fields from the options."""
     from ..scenario import Scenario, load_scenario
+    from ._args import MAX_STEPS
 
     base = load_scenario(args.scenario) if args.scenario else Scenario()
     axes: dict = {}
-    if args.model:
+    if args.model is not None:
         axes["model"] = parse_list(args.model, "model", kind=str)
-    if args.steps:
-        axes["steps"] = parse_list(args.steps, "steps")
-    if args.visible:
-        axes["visible"] = parse_list(args.visible, "visible")
-    if args.strategy:
+    if args.steps is not None:
+        axes["steps"] = parse_list(args.steps, "steps", high=MAX_STEPS)
+    if args.visible is not None:
+        axes["visible"] = parse_list(args.visible, "visible", low=0)
+    if args.strategy is not None:
         axes["strategy"] = parse_list(args.strategy, "strategy", kind=str)
-    if args.caching:
+    if args.caching is not None:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
     for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render", "cache_ttl",
               "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
@@ -102,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     import warnings
 
     from ..simulation import simulate, sweep
-    from ._common import load_registry, print_warnings, render_table, write
+    from ._common import fit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args) if args.paths else None
     base, axes = grid(args)
@@ -139,21 +153,29 @@ def run(args: argparse.Namespace) -> int:
             f"{a['call_tokens']:g}, result {a['response_tokens']}, answer {a['answer_tokens']:g} tokens; "
             f"month = {a['tasks_per_day']:g} tasks/day x {a['days_per_month']:g} days",
             f"accuracy: {acc}", f"prices: {prices}", f"rules: {a['rules']}"])
-        text = header + "\n\n" + render_table(_money(out)) + "\n"
+        text = fit(header, args.wide) + "\n\n" + _table(out, args.wide) + "\n"
         if one is not None:
             text += f"\nMonte Carlo ({one.percentiles.attrs['samples']:,} tasks, seed {one.percentiles.attrs['seed']}):\n"
-            text += render_table(one.percentiles.reset_index(names="")) + "\n"
+            text += render_table(one.percentiles.reset_index(names=""), wide=args.wide) + "\n"
         write(text, args.output)
     if not table["fits"].all():
         print("note: scenarios that exceed the context window are not priced (empty cost)", file=sys.stderr)
     return 0
 
 
-def _money(df):
-    """Dollar columns as text with enough decimals for cents-per-task figures."""
-    df = df.copy()
-    for c in df.columns:
-        if c.startswith("cost_"):
-            fmt = "${:,.0f}" if c == "cost_per_month" else "${:,.4f}"
-            df[c] = [("" if v != v else fmt.format(v)) for v in df[c]]
-    return df
+def _table(out, wide: bool) -> str:
+    """The scenarios as a text table; to fit the width, one scenario is shown as field/value rows and
+    the columns that are the same on every row are named once above the table (all of them with --wide)."""
+    import pandas as pd
+
+    from .._rich import cell
+    from ._common import fit, render_table
+
+    if wide:
+        return render_table(out, wide=True)
+    if len(out) == 1:
+        row = out.iloc[0]
+        return render_table(pd.DataFrame({"": list(out.columns), "value": [cell(v, c) for c, v in row.items()]}))
+    same = [c for c in out.columns if out[c].nunique(dropna=False) == 1]
+    line = "every row: " + ", ".join(f"{c} {cell(out[c].iloc[0], c) or '-'}" for c in same)
+    return (fit(line) + "\n\n" if same else "") + render_table(out.drop(columns=same))

@@ -22,6 +22,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dask-scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"), metavar="ADDRESS",
                    help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
     add_output_args(p)
+    from ._progress import add_quiet_arg
+
+    add_quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,11 +32,14 @@ def run(args: argparse.Namespace) -> int:
 
     from ..traces import load_traces
     from ._common import emit, print_warnings
+    from ._progress import Bar
 
-    tr = load_traces(args.paths, format=args.input_format, prices=args.prices, engine=args.engine,
-                     scheduler=args.dask_scheduler, keep_results=False)  # counts only: bounded memory
+    with Bar("reading trace files", quiet=args.quiet) as bar:
+        tr = load_traces(args.paths, format=args.input_format, prices=args.prices, engine=args.engine,
+                         scheduler=args.dask_scheduler, keep_results=False,  # counts only: bounded memory
+                         progress=lambda total: bar.advance(total=total))
     print_warnings(tr.problems)
     if args.format != "table":
         print(tr.summary(), file=sys.stderr)
-    emit(tr.totals(args.by), args.format, args.output, header=tr.summary())
+    emit(tr.totals(args.by), args.format, args.output, header=tr.summary(), wide=args.wide)
     return 0

@@ -129,13 +129,14 @@ def _files(source: Any) -> list[str]:
 
 def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | None = None,
                 encoding: str = DEFAULT_ENCODING, engine: str = "auto", scheduler: str | None = None,
-                keep_results: bool = True) -> Traces:
+                keep_results: bool = True, progress=None) -> Traces:
     """Read Claude Code JSONL, OTLP JSON (GenAI spans) or provider request logs into a Traces.
 
     `source` is a file, folder, glob or list of them; `format` one of FORMATS or "auto" (per file).
     Costs use `prices` (a price table, a price file, or the bundled prices). `engine` reads with the
     built-in streaming reader ("python", also "auto"), DuckDB ("duckdb"), or a Dask cluster ("dask"). `keep_results=False` keeps only the result token counts, not their text
-    (bounded memory for large folders). Raises InputError for no files, an unknown format or a
+    (bounded memory for large folders). `progress(total)`, if given, is called once per file read
+    (the CLI's progress bar; not with Dask). Raises InputError for no files, an unknown format or a
     missing extra.
     """
     if format != "auto" and format not in FORMATS:
@@ -146,21 +147,24 @@ def load_traces(source: Any, format: str = "auto", *, prices: Mapping | str | No
     if engine == "auto":  # the streaming reader measured fastest on one machine (bench/traces.py)
         engine = "python"
     if engine == "python":
-        c = collect(files, format, encoding=encoding, keep_results=keep_results)
+        c = collect(files, format, encoding=encoding, keep_results=keep_results, progress=progress)
     else:
         from . import _engines
 
         c = _engines.collect(files, format, engine=engine, scheduler=scheduler, encoding=encoding,
-                             keep_results=keep_results)
+                             keep_results=keep_results, progress=progress)
     return build(c, prices=prices, encoding=encoding, source=str(source))
 
 
 def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,
-            keep_results: bool = True, every: int = 256) -> Collector:
+            keep_results: bool = True, every: int = 256, progress=None) -> Collector:
     """Parse `files` (each in its detected format) into one Collector, counting result tokens
-    every `every` files so that, without `keep_results`, no more than that many files' texts are held."""
+    every `every` files so that, without `keep_results`, no more than that many files' texts are held;
+    `progress(total)` is called once per file."""
     c = Collector()
     for f in files:
+        if progress:
+            progress(len(files))
         fmt = c.format_of(f, format)
         if fmt is None:
             continue

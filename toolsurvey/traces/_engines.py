@@ -55,18 +55,19 @@ def _need(module: str, engine: str):
 
 
 def collect(files: list[str], format: str, *, engine: str, scheduler: str | None = None,
-            encoding: str = DEFAULT_ENCODING, keep_results: bool = True) -> Collector:
-    """A Collector for `files` read with `engine` ("duckdb" or "dask"); raises MissingExtra naming a missing extra."""
+            encoding: str = DEFAULT_ENCODING, keep_results: bool = True, progress=None) -> Collector:
+    """A Collector for `files` read with `engine` ("duckdb" or "dask"); raises MissingExtra naming a missing extra.
+    `progress(total)` is called once per file DuckDB reads (Dask's workers report nothing)."""
     if engine == "duckdb":
         _need("duckdb", "duckdb")
-        return duckdb_collect(files, format, encoding=encoding, keep_results=keep_results)
+        return duckdb_collect(files, format, encoding=encoding, keep_results=keep_results, progress=progress)
     if engine == "dask":
         return dask_collect(files, format, scheduler=scheduler, encoding=encoding, keep_results=keep_results)
     raise InputError(f"unknown engine {engine!r}")
 
 
 def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,
-                   keep_results: bool = True, every: int = 256) -> Collector:
+                   keep_results: bool = True, every: int = 256, progress=None) -> Collector:
     """Claude Code files parsed and projected by DuckDB; a file DuckDB cannot read cleanly (a bad line,
     a corrupt gzip) and the other formats go through the built-in reader, so warnings keep their lines."""
     import duckdb
@@ -74,6 +75,8 @@ def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DE
     c = Collector()
     con = duckdb.connect()
     for i, f in enumerate(files, 1):
+        if progress:
+            progress(len(files))
         fmt = c.format_of(f, format)
         if fmt is None:
             continue

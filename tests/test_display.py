@@ -1,0 +1,43 @@
+"""toolsurvey.display: figures carry an HTML copy (plotly.js not repeated) and, with Kaleido, a PNG."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import pytest
+
+from toolsurvey import display
+
+
+@pytest.fixture
+def restore_renderer(monkeypatch):
+    """notebook_mode sets process-wide state (plotly's default renderer, itables in the rich views):
+    put it back so later tests see a plain interpreter."""
+    from toolsurvey import _rich
+
+    before = pio.renderers.default
+    monkeypatch.setitem(_rich.ITABLES, "on", _rich.ITABLES["on"])
+    yield
+    pio.renderers.default = before
+
+
+def test_figures_carry_plotly_json_and_an_html_copy_without_plotly_js(restore_renderer, capsys):
+    names = display.notebook_mode()
+    assert names[:2] == ["plotly_mimetype", display.RENDERER]
+    bundle = pio.renderers._build_mime_bundle(go.Figure(go.Bar(x=["a"], y=[1])).to_dict())
+    assert "application/vnd.plotly.v1+json" in bundle
+    html = bundle["text/html"]
+    assert "Plotly.newPlot" in html and "plotly.js v" not in html  # the one copy is notebook_mode's output
+    assert "mathjax" not in html.lower()  # nothing fetched from a CDN
+
+
+def test_static_png_with_kaleido_and_the_system_chromium(restore_renderer, monkeypatch, capsys):
+    pytest.importorskip("kaleido")
+    if display.chromium() is None:
+        pytest.skip("no Chromium installed")
+    monkeypatch.setenv("BROWSER_PATH", "")  # restored after the test; notebook_mode fills it in
+    assert display.notebook_mode(static=True)[-1] == "png"
+    bundle = pio.renderers._build_mime_bundle(go.Figure(go.Bar(x=["a"], y=[1])).to_dict())
+    import base64
+
+    assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"

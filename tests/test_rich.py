@@ -1,0 +1,100 @@
+"""Rich Jupyter views: headline figures, then tables formatted with units, the data left raw."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from conftest import ROOT
+
+import toolsurvey as ts
+from toolsurvey._rich import money, number, percent
+from toolsurvey.registry import Registry, Tool
+
+OPS = ROOT / "data" / "registries" / "ops_assistant.json"
+SCENARIO = ROOT / "data" / "scenarios" / "ops_assistant.toml"
+USAGE = ROOT / "data" / "usage" / "ops_assistant.jsonl"
+PHASES = ROOT / "data" / "phases" / "ops_assistant.toml"
+
+
+def test_units():
+    assert money(-0.3673) == "-$0.3673" and money(0.18) == "$0.1800" and money(2.5) == "$2.50"
+    assert money(69445.16) == "$69,445" and money(float("nan")) == "–"
+    assert percent(0.18) == "18.0%" and percent(-0.0245) == "-2.5%"
+    assert number(12252) == "12,252" and number(75.5) == "75.5" and number(4027.2159) == "4,027"
+
+
+def rows(html: str, caption: str) -> dict[str, list[str]]:
+    """First cell -> the other cells, of the table under the heading `caption`."""
+    soup = BeautifulSoup(html, "html.parser")
+    table = next(h for h in soup.find_all("h4") if h.get_text() == caption).find_next("table")
+    out = {}
+    for tr in table.find("tbody").find_all("tr"):
+        cells = [td.get_text() for td in tr.find_all("td")]
+        out[cells[0]] = cells[1:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return ts.plan(ts.load(OPS), usage=USAGE, phases=PHASES, scenario=SCENARIO)
+
+
+def test_plan_view_shows_each_row_in_its_unit_and_keeps_raw_numbers(plan):
+    t = plan.table.set_index("metric")
+    shown = rows(plan._repr_html_(), "Before and after (simulated)")
+    cost = t.loc["cost per completed task"]
+    assert shown["cost per completed task"][:2] == [f"${cost.before:.4f}", f"${cost.after:.4f}"]
+    month = t.loc["cost per month"]
+    assert shown["cost per month"][:2] == [f"${month.before:,.0f}", f"${month.after:,.0f}"]
+    wrong = t.loc["wrong-tool selections"]
+    assert shown["wrong-tool selections"][:2] == [f"{wrong.before:.1%}", f"{wrong.after:.1%}"]
+    assert plan.table["before"].dtype == float  # the data stays numbers
+    text = repr(plan)
+    assert text.startswith(f"Plan: {len(plan.before)} tools → {len(plan.after)} (")
+    assert f"cost per month: ${month.before:,.0f} → ${month.after:,.0f}" in text
+
+
+def test_footprint_and_audit_views_lead_with_their_totals():
+    reg = ts.load(OPS)
+    table = ts.footprint(reg)
+    total = int(table["tokens"].sum())
+    headline = f"{len(reg)} tools in {len(reg.servers)} servers: {total:,} tokens per request"
+    assert repr(table).startswith(headline) and headline in table._repr_html_()
+    assert type(table[table["kind"] == "tool"]).__name__ == "DataFrame"  # slices are plain frames
+    findings = ts.audit(reg)
+    counts = findings["severity"].value_counts()
+    assert repr(findings).startswith(f"{len(findings)} findings on ")
+    assert f"{counts['warning']:,} warning" in repr(findings)
+
+
+def test_third_party_text_is_escaped_in_views():
+    evil = "<img src=x onerror=alert(1)>"
+    reg = Registry.from_tools([Tool(evil, evil, {"type": "object"}, server="s")])
+    html = ts.footprint(reg)._repr_html_()
+    assert evil not in html and "&lt;img src=x onerror=alert(1)&gt;" in html
+
+
+def test_run_diff_and_report_views():
+    reg = ts.load(OPS)
+    run = ts.simulate(reg, ts.load_scenario(SCENARIO))
+    s = run.summary
+    assert f"${s['cost_per_completed_task']:.4f} per completed task" in repr(run)
+    assert f"wrong-tool rate {s['wrong_rate']:.1%}" in run._repr_html_()
+    d = ts.diff(ROOT / "data" / "registries" / "support_desk.json", OPS)
+    assert repr(d).startswith(f"Diff: {d.request_old:,} → {d.request_new:,} tokens per request")
+    rep = ts.report(reg, scenario=SCENARIO)
+    assert repr(rep).startswith(rep.title)
+    assert rep.headlines["cost_per_month"].shown in rep._repr_html_()
+
+
+def test_long_tables_are_cut_or_paged_by_itables(monkeypatch):
+    from toolsurvey import _rich
+
+    findings = ts.audit(ts.load(OPS))
+    assert len(findings) > _rich.SHOWN_ROWS
+    cut = findings._repr_html_()
+    assert f"… {len(findings) - _rich.SHOWN_ROWS:,} more rows" in cut
+    pytest.importorskip("itables")
+    monkeypatch.setitem(_rich.ITABLES, "on", True)
+    paged = findings._repr_html_()
+    assert "more rows" not in paged and "<IMPORTANT>" not in paged and "&lt;IMPORTANT&gt;" in paged
