@@ -105,6 +105,20 @@ def test_sparse_neighbours_are_the_dense_top_k(monkeypatch):
     assert {(int(c) // n, int(c) % n) for c in S.neighbours(x, k)} == expected
 
 
+
+def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
+    # 30 servers each with a `list_alerts`: one action-and-object block. Up to k + 1 members every pair is
+    # a candidate; beyond, each member meets its k nearest (here its twin, same team), not all 29 others
+    from toolsurvey.similarity import scored_pairs
+
+    tools = [Tool("list_alerts", f"Lists the open alerts of team{i // 2} with severity and owner.",
+                  {"type": "object"}, server=f"s{i}") for i in range(30)]
+    r = Registry.from_tools(tools)
+    assert len(list(scored_pairs(r, CFG, k=29))) == 30 * 29 // 2
+    bounded = {(a, b) for a, b, _ in scored_pairs(r, CFG, k=3)}
+    assert len(bounded) <= 30 * 3 * 2 < 30 * 29 // 2
+    assert all((2 * j, 2 * j + 1) in bounded for j in range(15))
+
 # --- the labelled set of real tool pairs (tests/data/similarity_pairs.md) --------------------------
 
 

@@ -177,6 +177,26 @@ def neighbours(x, k: int = NEIGHBOURS) -> np.ndarray:
     return np.unique(np.minimum(a, b) * n + np.maximum(a, b))
 
 
+def _nearest_in(x, m: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Pairs of block `m` (row indices of `x`) where one is among the other's `k` nearest members by
+    cosine (ties: the earlier member; `x` None: every cosine is 0), as codes a * n + b with a < b,
+    computed a slice of members at a time (at most about a million cosines in memory)."""
+    step = max(1, (1 << 20) // len(m))
+    a, b = [], []
+    for start in range(0, len(m), step):
+        rows = m[start:start + step]
+        if x is None:
+            sims = np.zeros((len(rows), len(m)))
+        else:
+            sims = x[rows] @ x[m].T
+            sims = sims if isinstance(sims, np.ndarray) else sims.toarray()
+        sims[np.arange(len(rows)), np.arange(start, start + len(rows))] = -np.inf  # not its own neighbour
+        top = np.argsort(-sims, axis=1, kind="stable")[:, :k]
+        a.append(np.repeat(rows, k)), b.append(m[top].ravel())
+    a, b = np.concatenate(a), np.concatenate(b)
+    return np.minimum(a, b) * n + np.maximum(a, b)
+
+
 def _brands(tools: list[Tool]) -> dict[str, set[str]]:
     """Per server, the product names its descriptions keep naming (CamelCase or capitalised words
     mid-sentence, in at least a quarter of its tools and two): the system its tools act on (GitHub, GitLab)."""
@@ -301,7 +321,9 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
     """Every candidate pair (a, b) of `reg.tools` with its features (None: never a duplicate): each
     tool's `k` nearest neighbours by TF-IDF cosine of folded name + first description sentence (with
     `model`, the embedding cosine of name words + first sentence instead), plus tools that share action
-    and object, and tools of the same name. Yielded a slice at a time."""
+    and object, and tools of the same name: every pair of such a block of up to `k` + 1 tools, in a larger
+    block each member's `k` nearest members (all pairs of a large block would make time quadratic).
+    Yielded a slice at a time."""
     cfg = config or {}
     fold = Folder(cfg)
     tools = reg.tools
@@ -323,7 +345,9 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
             blocks.setdefault(("ao", p.action, p.object), []).append(i)
         blocks.setdefault(("name", t.name), []).append(i)
     for m in blocks.values():
-        if len(m) > 1:
+        if len(m) > k + 1:  # a large block: each member with its k nearest members (all pairs would be quadratic)
+            codes.append(_nearest_in(x, np.asarray(m, dtype=np.int64), k, n))
+        elif len(m) > 1:
             a, b = np.triu_indices(len(m), 1)
             codes.append(np.asarray(m, dtype=np.int64)[a] * n + np.asarray(m, dtype=np.int64)[b])
     if not codes:
@@ -364,7 +388,8 @@ def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str 
     with each other (0: the pair's tools ended up in different clusters; see `_components`).
 
     Candidates are each tool's nearest TF-IDF neighbours (sparse top-k, `neighbours`) plus tools that
-    share action and object or name. Never paired: a read tool with a write tool, names whose verbs are
+    share action and object or name (in a group of more than 21 such tools, each tool's 20 nearest of
+    them, so a cluster there has about 21 members at most). Never paired: a read tool with a write tool, names whose verbs are
     of different classes, tools of different products (GitHub vs GitLab, `_other_system`). `method`:
     - "scored" (the default): `score` of `pair_features` >= `threshold`; the weights were fitted, and
       the default threshold 0.65 chosen by cross-validation, on labelled real pairs;

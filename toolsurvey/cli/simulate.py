@@ -118,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
     from ..simulation import simulate, sweep
     from ._common import fit, load_registry, print_warnings, render_table, write
 
+    base, axes = grid(args)  # option values checked before the registry is read
     reg = load_registry(args) if args.paths else None
-    base, axes = grid(args)
     if args.usage:
         from ..advice import baseline
 
