@@ -148,3 +148,25 @@ def test_text_table_formats_shares_counts_and_text():
     assert lines[0].split() == ["server", "tokens", "share", "note_share"]
     assert lines[2].split() == ["alpha", "12,345", "50.0%", "n/a"]
     assert lines[3].split() == ["b", "7", "12.5%", "x"]
+
+
+@pytest.mark.parametrize("path", [OPS, ROOT / "tests" / "data" / "real_tools" / "atlassian.json"])
+@pytest.mark.parametrize("render", ["json", "openai", "anthropic"])
+def test_plain_output_equals_the_library_table_rendered_with_pandas(cli, path, render):
+    """The command computes rows without pandas; each format matches `ts.footprint`'s DataFrame
+    written out by pandas (to_csv, to_json) and the DataFrame table renderer."""
+    import toolsurvey as ts
+    from toolsurvey._io import spreadsheet_safe
+    from toolsurvey.cli._common import render_table
+    from toolsurvey.measure import PARTS
+
+    table = pd.DataFrame(ts.footprint(ts.load(path), render=render))
+    cols = ["server", "tool", "kind", "tokens", *PARTS]
+    code, out, _ = cli("footprint", path, "--render", render, "--format", "csv")
+    assert code == 0 and out == spreadsheet_safe(table[cols]).to_csv(index=False)
+    code, out, _ = cli("footprint", path, "--render", render, "--format", "json")
+    assert code == 0 and json.loads(out) == json.loads(table[cols].to_json(orient="records"))
+    code, out, _ = cli("footprint", path, "--render", render, "--top", "5")
+    largest = table.sort_values("tokens", ascending=False, kind="stable").head(5)
+    shown = ["server", "tool", "tokens", *[c for c in PARTS if table[c].any()]]
+    assert code == 0 and out.split("\n\n", 1)[1] == render_table(largest[shown].reset_index(drop=True)) + "\n"

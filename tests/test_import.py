@@ -70,3 +70,16 @@ def test_configuring_every_sub_command_imports_no_heavy_package():
     stdout, top = _imported(["-c", code])
     assert stdout.split() == ["audit", "simulate", "responses", "discover", "convert", "footprint"]
     assert not top & PARSE_HEAVY, sorted(top & PARSE_HEAVY)
+
+
+def test_footprint_command_imports_no_pandas_or_numpy(tmp_path):
+    from _oracle import compact, ntok
+
+    tool = {"name": "get_weather", "description": "Current weather for a city.",
+            "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps({"tools": [tool]}))
+    for fmt in ("table", "csv", "json"):
+        stdout, top = _imported(["-m", "toolsurvey", "footprint", str(path), "--format", fmt])
+        assert not top & {"pandas", "numpy"}, (fmt, sorted(top & {"pandas", "numpy"}))
+    assert f"{ntok(compact(tool)):,} tokens per request" in _imported(["-m", "toolsurvey", "footprint", str(path)])[0]

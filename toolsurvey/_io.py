@@ -75,6 +75,10 @@ def spreadsheet_safe(df: pd.DataFrame) -> pd.DataFrame:
     df = df.copy()
     for c in df.columns:
         if df[c].dtype == object or pd.api.types.is_string_dtype(df[c]):
-            df[c] = [("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v
-                     for v in df[c]]
+            df[c] = [safe_text(v) for v in df[c]]
     return df
+
+
+def safe_text(v):
+    """`v`, with a leading apostrophe if it is text a spreadsheet would run as a formula."""
+    return ("'" + v) if isinstance(v, str) and v[:1] in ("=", "+", "-", "@", "\t", "\r") else v

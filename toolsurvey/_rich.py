@@ -9,80 +9,25 @@ the view, so `obj.table` keeps the raw numbers.
 from __future__ import annotations
 
 import html
-import math
-from typing import Any
 
 import pandas as pd
 
-PERCENT_COLUMNS = {"share", "success", "wrong_rate", "change_share", "cumulative_share", "%"}
-MONEY_UNITS = {"USD", "usd", "$"}
+from ._units import (  # noqa: F401 (also re-exported)
+    FORMATTERS,
+    MONEY_UNITS,
+    PERCENT_COLUMNS,
+    _missing,
+    cell,
+    kind_of,
+    money,
+    number,
+    percent,
+    plural,
+    points,
+)
+
 SHOWN_ROWS = 30  # rows shown in a Jupyter view before "... N more rows" (itables, when installed, pages them)
 ITABLES = {"on": False}  # set by toolsurvey.display.notebook_mode once itables' JavaScript is in the notebook
-
-
-def _missing(v: Any) -> bool:
-    return v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))
-
-
-def money(v: Any) -> str:
-    """Dollars with a sign before the $ and cents-level precision for small figures: -$0.3673, $1,234."""
-    if _missing(v):
-        return "–"
-    a = abs(float(v))
-    digits = 0 if a >= 100 else 2 if a >= 1 else 4
-    return f"{'-' if v < 0 else ''}${a:,.{digits}f}"
-
-
-def percent(v: Any) -> str:
-    return "–" if _missing(v) else f"{float(v):.1%}"
-
-
-def points(v: Any) -> str:
-    """A difference of two shares: `+1.4 points`."""
-    return "–" if _missing(v) else f"{float(v) * 100:+.1f} points"
-
-
-def number(v: Any) -> str:
-    """Whole numbers with separators; decimals to 1 place below 100 (2 below 1), none above."""
-    if _missing(v):
-        return "–"
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, int) or float(v).is_integer():
-        return f"{int(round(float(v))):,}"
-    a = abs(float(v))
-    return f"{float(v):,.0f}" if a >= 100 else f"{float(v):,.1f}" if a >= 1 else f"{float(v):.2f}"
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """`1 server`, `2 servers`, with separators."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
-
-
-def kind_of(column: str) -> str:
-    """How a column's numbers are shown: "money", "percent" or "number"."""
-    c = str(column).lower()
-    if c.startswith("cost") or c.endswith("_usd") or "_cost" in c or c in ("usd", "saving_per_month"):
-        return "money"
-    if c in PERCENT_COLUMNS or c.endswith("_share") or c.endswith("_rate"):
-        return "percent"
-    return "number"
-
-
-FORMATTERS = {"money": money, "percent": percent, "number": number}
-
-
-def cell(v: Any, column: str) -> str:
-    """One value as text, by its column's kind (text is returned as it is)."""
-    if isinstance(v, str):
-        return v
-    if hasattr(v, "item") and not isinstance(v, str):
-        v = v.item()
-    if _missing(v):
-        return ""
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        return FORMATTERS[kind_of(column)](v)
-    return str(v)
 
 
 def styler(df: pd.DataFrame, *, unit_column: str | None = None):

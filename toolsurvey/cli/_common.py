@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import io
 import json
 import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._io import STDOUT, atomic_write, spreadsheet_safe
+from .._io import STDOUT, atomic_write, safe_text, spreadsheet_safe
 from .._markdown import visible
 from ..errors import InputError
 
@@ -88,7 +89,7 @@ def add_output_file_arg(p: argparse.ArgumentParser) -> None:
 def _cell(v: Any, col: str) -> str:
     """The one place a table cell becomes text: numbers with their column's unit (`toolsurvey._rich`),
     third-party text with control and bidi characters escaped so it cannot drive the terminal."""
-    from .._rich import cell
+    from .._units import cell
 
     return "" if v is None else visible(cell(v, col))
 
@@ -122,14 +123,20 @@ def render_table(df: pd.DataFrame, *, wide: bool = False) -> str:
     """An aligned text table that fits `table_width`: numbers right-aligned with their units, long
     text cut with an ellipsis (all of it with `wide`)."""
     import pandas as pd
+
+    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
+    return _text_table(list(df.columns), df.itertuples(index=False), numeric, wide)
+
+
+def _text_table(columns: list[str], rows, numeric: list[bool], wide: bool) -> str:
+    """`render_table` of rows of values, `numeric` saying which columns hold numbers."""
     from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    cols = [visible(c) for c in df.columns]
-    numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
-    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in df.itertuples(index=False)]
+    cols = [visible(c) for c in columns]
+    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in rows]
     # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
     numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
     widths, wrap = _widths(cols, cells, numeric, table_width(wide))
@@ -154,8 +161,28 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "", *, wi
     elif fmt == "json":
         text = json.dumps(json.loads(df.to_json(orient="records")), indent=2, ensure_ascii=False) + "\n"
     else:
-        text = (fit(visible_lines(header), wide) + "\n\n" if header else "") + render_table(df, wide=wide) + "\n"
+        text = _titled(header, render_table(df, wide=wide), wide)
     write(text, output)
+
+
+def emit_rows(columns: list[str], rows: list[list], fmt: str, output: str | None, header: str = "", *,
+              numeric: list[bool], wide: bool = False) -> None:
+    """`emit` for rows of plain values (text, or whole numbers where `numeric`), without pandas."""
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[safe_text(v) for v in row] for row in rows])
+        text = buf.getvalue()
+    elif fmt == "json":
+        text = json.dumps([dict(zip(columns, row, strict=True)) for row in rows], indent=2, ensure_ascii=False) + "\n"
+    else:
+        text = _titled(header, _text_table(columns, rows, numeric, wide), wide)
+    write(text, output)
+
+
+def _titled(header: str, table: str, wide: bool) -> str:
+    return (fit(visible_lines(header), wide) + "\n\n" if header else "") + table + "\n"
 
 
 def visible_lines(text: str) -> str:

@@ -28,38 +28,45 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..measure import PARTS, by_part, by_server, footprint, request_total, tools_only
-    from ._common import emit, load_registry
+    from .._footprint import PARTS, TEXT_COLUMNS, footprint_columns
+    from .._units import plural
+    from ._common import emit, emit_rows, load_registry
 
     reg = load_registry(args)
     if not len(reg):
         print(f"warning: {', '.join(args.paths)}: no tools found; the tool definitions cost nothing",
               file=sys.stderr)
-    table = footprint(reg, encoding=args.encoding, render=args.render, model=args.model,
-                      tool_choice=args.tool_choice)
-    from ._counting import counted_table
-
-    table = counted_table(reg, table, args)  # --count-with / --calibration
-    if table is None:  # a dry run
-        return 0
-    if args.by == "server":
-        out = by_server(table)
-    elif args.by == "part":
-        out = by_part(table)
+    kw = dict(encoding=args.encoding, render=args.render, model=args.model, tool_choice=args.tool_choice)
+    if args.by == "tool" and not (args.count_with or args.calibration or args.dry_run):
+        columns, a = footprint_columns(reg, **kw)  # plain columns: no pandas, so it starts fast
     else:
-        rows = table if args.format != "table" else table.sort_values("tokens", ascending=False, kind="stable")
-        keep = [c for c in PARTS if rows[c].any()] if args.format == "table" else list(PARTS)
-        # In a narrow text table the tool column says what a row is ("(instructions)"): no kind column.
-        kind = [] if args.format == "table" and not args.wide else ["kind"]
-        out = rows[["server", "tool", *kind, "tokens", *keep]]
-    if args.top is not None:
-        out = out.nlargest(args.top, "tokens") if args.by != "part" else out.head(args.top)
-    a = table.attrs
-    model = f", {a['model']}" if a.get("model") else ""
-    from .._rich import plural
+        from ..measure import footprint
+        from ._counting import counted_table
 
-    header = (f"{plural(len(tools_only(table)), 'tool')} in {plural(len(reg.servers), 'server')}: "
-              f"{request_total(table):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
+        table = counted_table(reg, footprint(reg, **kw), args)  # --count-with / --calibration
+        if table is None:  # a dry run
+            return 0
+        columns, a = {c: table[c].tolist() for c in table.columns}, table.attrs
+    tokens = columns["tokens"]
+    model = f", {a['model']}" if a.get("model") else ""
+    header = (f"{plural(columns['kind'].count('tool'), 'tool')} in {plural(len(reg.servers), 'server')}: "
+              f"{sum(tokens):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
               f"method: {a['method']}")
-    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
+    if args.by != "tool":
+        from ..measure import by_part, by_server
+
+        out = by_server(table) if args.by == "server" else by_part(table)
+        if args.top is not None:
+            out = out.nlargest(args.top, "tokens") if args.by == "server" else out.head(args.top)
+        emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
+        return 0
+    rows = range(len(tokens))
+    if args.format == "table" or args.top is not None:  # largest first, ties in their order
+        rows = sorted(rows, key=lambda i: -tokens[i])[:args.top]
+    keep = [c for c in PARTS if any(columns[c])] if args.format == "table" else list(PARTS)
+    # In a narrow text table the tool column says what a row is ("(instructions)"): no kind column.
+    kind = [] if args.format == "table" and not args.wide else ["kind"]
+    cols = ["server", "tool", *kind, "tokens", *keep]
+    emit_rows(cols, [[columns[c][i] for c in cols] for i in rows], args.format, args.output, header,
+              numeric=[c not in TEXT_COLUMNS for c in cols], wide=args.wide)
     return 0
