@@ -6,6 +6,7 @@ The payloads try every way out of an HTML text node, attribute, comment, textare
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
 from pathlib import Path
@@ -111,34 +112,48 @@ def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
             ctx.close()
 
 
-def test_sample_report_first_screen(tmp_path):
-    """The bundled sample's report as a reader first sees it (screenshot kept in tests/artifacts)."""
-    from playwright.sync_api import sync_playwright
-
-    reg = ts.load(ROOT / "data" / "registries" / "ops_assistant.json")
-    out = tmp_path / "report.html"
-    rep = ts.report(reg, scenario=ROOT / "data" / "scenarios" / "ops_assistant.toml",
+@pytest.fixture(scope="module")
+def sample_report(tmp_path_factory):
+    """The bundled sample's report (README's main command), and the HTML file it was saved to."""
+    out = tmp_path_factory.mktemp("sample") / "report.html"
+    rep = ts.report(ts.load(ROOT / "data" / "registries" / "ops_assistant.json"),
+                    scenario=ROOT / "data" / "scenarios" / "ops_assistant.toml",
                     usage=ROOT / "data" / "usage" / "ops_assistant.jsonl")
     rep.save(out)
-    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+    return rep, out
+
+
+@contextlib.contextmanager
+def opened(p, url: str):
+    """A page of headless Chromium at `url`, and the list its page errors are collected into."""
+    with tempfile.TemporaryDirectory() as profile:
         ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
                                                    args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
         try:
             page = ctx.new_page()
-            errors = []
+            errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(out.as_uri())
-            page.wait_for_selector(".plot .main-svg", timeout=30_000)
-            ARTIFACTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(ARTIFACTS / "report_sample_first_screen.png"))
-            assert errors == []
-            first = page.inner_text("section#summary")
-            assert "Executive summary" in first
-            # The first screen shows the monthly cost and the levers, as the browser renders them.
-            assert page.inner_text("[data-figure=cost_per_month]") == rep.headlines["cost_per_month"].shown
-            assert page.is_visible("[data-figure=cost_per_month]") and "saves about" in first
+            page.goto(url)
+            yield page, errors
         finally:
             ctx.close()
+
+
+def test_sample_report_first_screen(sample_report):
+    """The bundled sample's report as a reader first sees it (screenshot kept in tests/artifacts)."""
+    from playwright.sync_api import sync_playwright
+
+    rep, out = sample_report
+    with sync_playwright() as p, opened(p, out.as_uri()) as (page, errors):
+        page.wait_for_selector(".plot .main-svg", timeout=30_000)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report_sample_first_screen.png"))
+        assert errors == []
+        first = page.inner_text("section#summary")
+        assert "Executive summary" in first
+        # The first screen shows the monthly cost and the levers, as the browser renders them.
+        assert page.inner_text("[data-figure=cost_per_month]") == rep.headlines["cost_per_month"].shown
+        assert page.is_visible("[data-figure=cost_per_month]") and "saves about" in first
 
 
 # Per chart on the page: drawn (an SVG with traces), its title and its x-axis title, from plotly.js' own data.
@@ -153,7 +168,7 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_sample_report_draws_every_chart_and_prints_without_cutting_one(tmp_path):
+def test_sample_report_draws_every_chart_and_prints_without_cutting_one(sample_report, tmp_path):
     """Every chart draws; printed to PDF (A4, the report's print stylesheet) each chart's title and
     its x-axis title land on the same page, so no chart is cut across two pages. The first two
     pages are kept as pictures in tests/artifacts."""
@@ -163,25 +178,13 @@ def test_sample_report_draws_every_chart_and_prints_without_cutting_one(tmp_path
     from playwright.sync_api import sync_playwright
     from pypdf import PdfReader
 
-    reg = ts.load(ROOT / "data" / "registries" / "ops_assistant.json")
-    out = tmp_path / "report.html"
-    ts.report(reg, scenario=ROOT / "data" / "scenarios" / "ops_assistant.toml",
-              usage=ROOT / "data" / "usage" / "ops_assistant.jsonl").save(out)
+    out = sample_report[1]
     pdf = tmp_path / "report.pdf"
-    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
-        ctx = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, headless=True,
-                                                   args=CHROMIUM_ARGS, viewport={"width": 1280, "height": 900})
-        try:
-            page = ctx.new_page()
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(out.as_uri())
-            page.wait_for_function("() => [...document.querySelectorAll('.plot')].every("
-                                   "gd => gd.querySelector('.main-svg'))", timeout=60_000)
-            charts = page.evaluate(CHARTS)
-            page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
-        finally:
-            ctx.close()
+    with sync_playwright() as p, opened(p, out.as_uri()) as (page, errors):
+        page.wait_for_function("() => [...document.querySelectorAll('.plot')].every("
+                               "gd => gd.querySelector('.main-svg'))", timeout=60_000)
+        charts = page.evaluate(CHARTS)
+        page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
     assert errors == []
     assert len(charts) >= 6 and all(c["drawn"] for c in charts), charts
     titles = {"Where each request's input tokens go", "Cost per task attempt (USD) against requests per task",
