@@ -15,18 +15,13 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, needs_chromium
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 TOKEN = "toolsurvey-browser-test"
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/install-system.sh)")
+pytestmark = needs_chromium
 
 # The live widgets' plotly graphs (not the static copy an explorer carries for exported notebooks,
 # which hides itself once the widget draws), and how many graphs that static copy holds.

@@ -9,21 +9,16 @@ plotly.js must be in the page exactly once. A full-page screenshot of each expor
 from __future__ import annotations
 
 import tempfile
-from pathlib import Path
 
 import nbformat
 import pytest
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, needs_chromium
 from test_notebooks import PATHS, execute
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/install-system.sh)")
+pytestmark = needs_chromium
 
 # Per exported cell (in order): how many plotly graphs it holds and how many of them drew traces.
 DRAWN = """() => [...document.querySelectorAll('.jp-Cell.jp-CodeCell')].map(cell => {

@@ -9,21 +9,15 @@ from __future__ import annotations
 import contextlib
 import json
 import tempfile
-from pathlib import Path
 
 import pytest
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, needs_chromium
 
 import toolsurvey as ts
 from toolsurvey.charts import LABEL_CHARS
 from toolsurvey.registry import Registry, Server, Tool
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
-
-pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="needs Debian's chromium (scripts/install-system.sh)")
+pytestmark = needs_chromium
 
 PAYLOADS = [
     "</script><script>window.__pwned='script-close';alert(1)</script>",
