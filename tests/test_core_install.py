@@ -15,7 +15,7 @@ from conftest import DATA, ROOT
 
 pytestmark = pytest.mark.install
 
-NOT_IN_CORE = ["mcp", "psutil", "jupyterlab", "ipywidgets", "anywidget", "notebook"]
+NOT_IN_CORE = ["mcp", "psutil", "jupyterlab", "ipywidgets", "anywidget", "notebook", "scikit-learn", "scipy"]
 
 
 @pytest.fixture(scope="module")

@@ -83,15 +83,16 @@ def test_empty_and_stop_word_only_registries():
     assert similar_pairs(reg(("a", "the"), ("b", "of")), config=CFG).empty
 
 
-def test_sparse_neighbours_are_the_dense_top_k(monkeypatch):
+def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch):
     import random
 
+    import toolsurvey._tfidf as T
     import toolsurvey.similarity as S
 
     rng = random.Random(3)
     vocab = [f"w{i}" for i in range(30)]
     texts = [" ".join(rng.choice(vocab) for _ in range(6)) for _ in range(60)]
-    x = TfidfVectorizer().fit_transform(texts)
+    x = TfidfVectorizer(stop_words="english", sublinear_tf=True).fit_transform(texts)
     dense = (x @ x.T).toarray()
     np.fill_diagonal(dense, -1)
     k = 4
@@ -100,9 +101,10 @@ def test_sparse_neighbours_are_the_dense_top_k(monkeypatch):
         for b in np.argsort(-dense[a], kind="stable")[:k]:
             if dense[a, b] > 0:
                 expected.add((min(a, int(b)), max(a, int(b))))
-    monkeypatch.setattr(S, "_WORKING_MB", 0.01)  # a few rows at a time
+    monkeypatch.setattr(T, "_BLOCK", 200)  # a few rows at a time
     n = len(texts)
-    assert {(int(c) // n, int(c) % n) for c in S.neighbours(x, k)} == expected
+    assert len(S.tfidf(texts).slices(np.arange(n), n)) > 10
+    assert {(int(c) // n, int(c) % n) for c in S.neighbours(S.tfidf(texts), k)} == expected
 
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from ._tfidf import Tfidf, top_k
 from .errors import InputError
 from .registry import Registry, Tool
 
@@ -123,17 +124,13 @@ FEATURES = ["cosine", "object", "contain", "special", "same_name", "cross", "rep
 METHODS = {"scored": 0.65, "tfidf": 0.55, "embedding": 0.85}
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
 _CHUNK = 20000  # candidate pairs scored at once
-_WORKING_MB = 8  # scikit-learn's working memory for the neighbour search: bounds memory at any size
 
 
-def tfidf(texts: list[str], max_features: int = 50000):
-    """L2-normalised TF-IDF rows of `texts` (scipy sparse; a dot product is the cosine), or None when
-    every text is empty or only stop words."""
-    from sklearn.feature_extraction.text import TfidfVectorizer  # heavy: imported only when used
-
-    vec = TfidfVectorizer(stop_words="english", sublinear_tf=True, max_features=max_features, dtype=np.float64)
+def tfidf(texts: list[str], max_features: int = 50000) -> Tfidf | None:
+    """L2-normalised TF-IDF rows of `texts` (scikit-learn's weights, computed with numpy alone), or None
+    when every text is empty or only stop words."""
     try:
-        return vec.fit_transform(texts)
+        return Tfidf(texts, max_features)
     except ValueError:  # every text empty or only stop words: nothing can be similar
         return None
 
@@ -158,43 +155,46 @@ def embeddings(texts: list[str], model: str) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
-def neighbours(x, k: int = NEIGHBOURS) -> np.ndarray:
-    """Pairs a < b where b is among a's `k` nearest rows by cosine (or a among b's), as sorted unique
-    codes a * n + b, computed a slice of rows at a time (sparse top-k, never the dense n x n matrix)."""
-    from sklearn import config_context
-    from sklearn.neighbors import NearestNeighbors
-
-    n = x.shape[0]
-    if n < 2:
-        return np.zeros(0, dtype=np.int64)
-    nn = NearestNeighbors(n_neighbors=min(k + 1, n), metric="cosine", algorithm="brute").fit(x)
-    with config_context(working_memory=_WORKING_MB):
-        dist, idx = nn.kneighbors(x)
-    a = np.repeat(np.arange(n, dtype=np.int64), idx.shape[1])
-    b = idx.ravel().astype(np.int64)
-    keep = (a != b) & (dist.ravel() < 1.0 - 1e-12)  # cosine 0: nothing in common, not a neighbour
-    a, b = a[keep], b[keep]
-    return np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+def _similarities(x: Tfidf | np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    return x[rows] @ x[cols].T if isinstance(x, np.ndarray) else x.similarities(rows, cols)
 
 
-def _nearest_in(x, m: np.ndarray, k: int, n: int) -> np.ndarray:
+def _slices(x: Tfidf | np.ndarray | None, rows: np.ndarray, width: int) -> list[slice]:
+    """`rows` in slices whose similarities to `width` columns fit a few tens of MB."""
+    if isinstance(x, Tfidf):
+        return x.slices(rows, width)
+    step = max(1, (1 << 22) // max(width, 1))
+    return [slice(i, i + step) for i in range(0, len(rows), step)]
+
+
+def neighbours(x: Tfidf | np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
+    """Pairs a < b where b is among a's `k` nearest rows by cosine (or a among b's; ties: the lower
+    row; a cosine of 0 is no neighbour), as sorted unique codes a * n + b: exact, computed a slice of
+    rows at a time (never the dense n x n matrix)."""
+    n = x.shape[0] if isinstance(x, np.ndarray) else x.n
+    everyone = np.arange(n, dtype=np.int64)
+    codes = [np.zeros(0, dtype=np.int64)]
+    for part in _slices(x, everyone, n):
+        rows = everyone[part]
+        r, c = top_k(_similarities(x, rows, everyone), rows, k, positive=True)
+        a, b = rows[r], c
+        codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+    return np.unique(np.concatenate(codes))
+
+
+def _nearest_in(x: Tfidf | np.ndarray | None, m: np.ndarray, k: int, n: int) -> np.ndarray:
     """Pairs of block `m` (row indices of `x`) where one is among the other's `k` nearest members by
     cosine (ties: the earlier member; `x` None: every cosine is 0), as codes a * n + b with a < b,
-    computed a slice of members at a time (at most about a million cosines in memory)."""
-    step = max(1, (1 << 20) // len(m))
-    a, b = [], []
-    for start in range(0, len(m), step):
-        rows = m[start:start + step]
-        if x is None:
-            sims = np.zeros((len(rows), len(m)))
-        else:
-            sims = x[rows] @ x[m].T
-            sims = sims if isinstance(sims, np.ndarray) else sims.toarray()
-        sims[np.arange(len(rows)), np.arange(start, start + len(rows))] = -np.inf  # not its own neighbour
-        top = np.argsort(-sims, axis=1, kind="stable")[:, :k]
-        a.append(np.repeat(rows, k)), b.append(m[top].ravel())
-    a, b = np.concatenate(a), np.concatenate(b)
-    return np.minimum(a, b) * n + np.maximum(a, b)
+    computed a slice of members at a time."""
+    codes = []
+    where = np.arange(len(m), dtype=np.int64)
+    for part in _slices(x, m, len(m)):
+        at = where[part]
+        sims = np.zeros((len(at), len(m))) if x is None else _similarities(x, m[at], m)
+        r, c = top_k(sims, at, k, positive=False)
+        a, b = m[at[r]], m[c]
+        codes.append(np.minimum(a, b) * n + np.maximum(a, b))
+    return np.concatenate(codes)
 
 
 def _brands(tools: list[Tool]) -> dict[str, set[str]]:
@@ -360,7 +360,7 @@ def scored_pairs(reg: Registry, config: dict | None = None, max_features: int = 
         elif isinstance(x, np.ndarray):  # dense embeddings
             cos = np.einsum("ij,ij->i", x[a_idx], x[b_idx])
         else:
-            cos = np.asarray(x[a_idx].multiply(x[b_idx]).sum(axis=1)).ravel()
+            cos = x.cosines(a_idx, b_idx)
         for a, b, c in zip(a_idx.tolist(), b_idx.tolist(), cos.tolist(), strict=True):
             cross = tools[a].server != tools[b].server
             if cross and _other_system(tools[a].server, tools[b].server, brands, named, prof[a], prof[b]):

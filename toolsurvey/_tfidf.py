@@ -1,0 +1,167 @@
+"""TF-IDF rows and cosine nearest neighbours with numpy alone, so the core install needs neither scipy
+nor scikit-learn (about 190 MB). The weights are scikit-learn's `TfidfVectorizer(stop_words="english",
+sublinear_tf=True)`: tests/test_tfidf.py checks them, and the neighbours, against scikit-learn."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from importlib import resources
+
+import numpy as np
+
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
+_BLOCK = 1 << 22  # similarities (or expanded postings) held at once per slice of rows: 32 MB of float64
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> frozenset[str]:
+    text = resources.files("toolsurvey").joinpath("assumptions/english_stop_words.txt").read_text("utf-8")
+    return frozenset(w for w in text.split("\n") if w and not w.startswith("#"))
+
+
+def _spread(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    """The positions starts[i] .. starts[i] + lens[i] - 1 for every i, concatenated."""
+    total = int(lens.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(np.cumsum(lens) - lens, lens)
+    return np.repeat(starts, lens) + (np.arange(total, dtype=np.int64) - offsets)
+
+
+class Tfidf:
+    """L2-normalised TF-IDF rows of some texts, stored by row (CSR: `indptr`, `indices`, `data`, terms
+    sorted within a row) and by term (`tptr`, `trows`, `tdata`); a dot product of two rows is their cosine."""
+
+    def __init__(self, texts: list[str], max_features: int = 50000):
+        stop, vocab, counts = stop_words(), {}, []
+        for text in texts:
+            row: dict[int, int] = {}
+            for w in _TOKEN.findall(text.lower()):
+                if w not in stop:
+                    t = vocab.setdefault(w, len(vocab))
+                    row[t] = row.get(t, 0) + 1
+            counts.append(row)
+        if not vocab:
+            raise ValueError("every text is empty or only stop words")
+        words = list(vocab)
+        total = np.zeros(len(words))
+        for row in counts:
+            for t, c in row.items():
+                total[t] += c
+        keep = np.arange(len(words))
+        if len(words) > max_features:  # the most frequent terms over all texts (ties: first in the alphabet)
+            alpha = np.argsort(np.array(words, dtype=object), kind="stable")
+            keep = alpha[np.argsort(-total[alpha], kind="stable")[:max_features]]
+        column = np.full(len(words), -1, dtype=np.int64)
+        kept = sorted(keep.tolist(), key=words.__getitem__)  # columns in alphabetical order, as scikit-learn
+        column[kept] = np.arange(len(kept))
+        self.n, self.v = len(texts), len(kept)
+        lens, indices, tf = np.zeros(self.n, dtype=np.int64), [], []
+        for i, row in enumerate(counts):
+            cols = sorted((int(column[t]), c) for t, c in row.items() if column[t] >= 0)
+            lens[i] = len(cols)
+            indices.extend(c for c, _ in cols)
+            tf.extend(math.log(c) + 1.0 for _, c in cols)  # sublinear term frequency
+        self.indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        self.indices = np.asarray(indices, dtype=np.int64)
+        self.df = np.bincount(self.indices, minlength=self.v)
+        idf = np.log((self.n + 1) / (self.df + 1.0)) + 1.0  # smoothed: as if one more text held every term
+        data = np.asarray(tf, dtype=np.float64) * idf[self.indices]
+        rows = np.repeat(np.arange(self.n), lens)
+        norm = np.sqrt(np.bincount(rows, weights=data * data, minlength=self.n))
+        self.data = data / np.where(norm > 0, norm, 1.0)[rows]
+        order = np.lexsort((rows, self.indices))  # by term, then row
+        self.tptr = np.concatenate(([0], np.cumsum(self.df))).astype(np.int64)
+        self.trows, self.tdata = rows[order], self.data[order]
+        self._keys = rows * self.v + self.indices  # sorted: rows in order, terms sorted within a row
+        self._dense: tuple[int, np.ndarray] | None = None
+
+    def cosines(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The cosine of rows a[i] and b[i] for every i: their products summed term by term, in term order."""
+        lens = np.diff(self.indptr)[a]
+        pos = _spread(self.indptr[a], lens)
+        pair = np.repeat(np.arange(len(a), dtype=np.int64), lens)
+        key = b[pair] * self.v + self.indices[pos]
+        at = np.minimum(np.searchsorted(self._keys, key), max(len(self._keys) - 1, 0))
+        hit = self._keys[at] == key
+        return np.bincount(pair[hit], weights=self.data[pos[hit]] * self.data[at[hit]], minlength=len(a))
+
+    def _frequent(self) -> tuple[int, np.ndarray]:
+        """(limit, the terms in more than `limit` rows as a dense rows x terms matrix): a matrix product
+        costs a term about n/1,000 pairings of its rows one by one, so a term in more rows goes dense
+        (at most 8M cells, 64 MB)."""
+        if self._dense is None:
+            most = max(1, (1 << 23) // max(self.n, 1))
+            limit = max(16, self.n // 1024, int(np.sort(self.df)[-most]) if self.v > most else 0)
+            terms = np.flatnonzero(self.df > limit)
+            dense = np.zeros((self.n, len(terms)))
+            for j, t in enumerate(terms.tolist()):
+                span = slice(self.tptr[t], self.tptr[t + 1])
+                dense[self.trows[span], j] = self.tdata[span]
+            self._dense = limit, dense
+        return self._dense
+
+    def similarities(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        """The cosines of every row in `rows` with every row in `cols` (len(rows) x len(cols)): frequent
+        terms by a matrix product, the rest by pairing the rows that hold each term."""
+        limit, frequent = self._frequent()
+        out = frequent[rows] @ frequent[cols].T
+        place = np.full(self.n, -1, dtype=np.int64)
+        place[cols] = np.arange(len(cols))
+        lens = np.diff(self.indptr)[rows]
+        pos = _spread(self.indptr[rows], lens)
+        t = self.indices[pos]
+        rare = self.df[t] <= limit
+        if not rare.any():
+            return out
+        pos, t = pos[rare], t[rare]
+        row = np.repeat(np.arange(len(rows), dtype=np.int64), lens)[rare]
+        plen = self.df[t]
+        post = _spread(self.tptr[t], plen)
+        col = place[self.trows[post]]
+        there = col >= 0
+        weight = np.repeat(self.data[pos], plen) * self.tdata[post]
+        flat = np.repeat(row, plen)[there] * len(cols) + col[there]
+        out += np.bincount(flat, weights=weight[there], minlength=out.size).reshape(out.shape)
+        return out
+
+    def slices(self, rows: np.ndarray, width: int) -> list[slice]:
+        """Consecutive slices of `rows` whose similarities to `width` columns, and whose expanded
+        postings, stay within a few tens of MB."""
+        limit = self._frequent()[0]
+        lens = np.diff(self.indptr)[rows]
+        t = self.indices[_spread(self.indptr[rows], lens)]
+        cost = np.bincount(np.repeat(np.arange(len(rows)), lens), weights=np.minimum(self.df[t], limit),
+                           minlength=len(rows)) + width
+        out, start, used = [], 0, 0.0
+        for i, c in enumerate(cost.tolist()):
+            if i > start and used + c > _BLOCK:
+                out.append(slice(start, i))
+                start, used = i, 0.0
+            used += c
+        return out + [slice(start, len(rows))] if len(rows) else out
+
+
+def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of each row's `k` largest entries of `sims`, leaving out column own[row] (itself);
+    ties go to the lower column. `positive`: only entries above 0 (a cosine of 0 shares nothing).
+    `sims` is overwritten."""
+    r, c = sims.shape
+    sims[np.arange(r), own] = -np.inf
+    k = min(k, c - 1)
+    if k <= 0 or r == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # a bound no higher than each row's k-th largest: the k-th largest of every 8th column (selecting
+    # in the whole row costs several times more than the passes below)
+    sample = sims[:, ::8] if c >= 64 * k else sims
+    bound = -np.partition(-sample, k - 1, axis=1)[:, k - 1]
+    if positive:
+        bound = np.maximum(bound, np.nextafter(1e-12, 1.0))
+    rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
+    val = sims[rr, cc]
+    order = np.lexsort((cc, -val, rr))
+    rr, cc = rr[order], cc[order]
+    take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k
+    return rr[take], cc[take]
