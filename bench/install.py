@@ -17,8 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _mb(path: Path) -> float:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+def _mb(path: Path, bytecode: bool | None = None) -> float:
+    """MB of the files under `path`; `bytecode` True: only the .pyc files pip compiled, False: all but those."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink()
+               and (bytecode is None or ("__pycache__" in f.parts) == bytecode)) / 1e6
 
 
 def main() -> None:
@@ -36,9 +38,13 @@ def main() -> None:
         site = next(venv.glob("lib/python*/site-packages"))
         sizes = sorted(((_mb(p), p.name) for p in site.iterdir() if p.is_dir()), reverse=True)
         total = _mb(venv)
-        tools = sum(mb for mb, name in sizes if name.split("-")[0] in ("pip", "setuptools", "pkg_resources"))
-        print(f"core venv: {total:.0f} MB, {len(json.loads(listed))} packages "
-              f"({total - tools:.0f} MB without pip/setuptools) (goal < 250 MB)")
+        own = ("pip", "setuptools", "pkg_resources", "_distutils_hack")
+        tools = sum(mb for mb, name in sizes if name.split("-")[0] in own)
+        compiled = sum(_mb(p, bytecode=True) for p in site.iterdir() if p.is_dir() and p.name.split("-")[0] not in own)
+        print(f"core venv: {total:.0f} MB, {len(json.loads(listed))} packages (goal < 250 MB)")
+        print(f"  without the pip and setuptools every venv has: {total - tools:.0f} MB")
+        print(f"  of which bytecode pip compiles at install (`pip install --no-compile` skips it; Python "
+              f"then writes it only for modules it imports): {compiled:.0f} MB")
         for mb, name in sizes[:10]:
             print(f"  {mb:6.1f} MB  {name}")
 

@@ -107,7 +107,8 @@ class Tfidf:
         """The cosines of every row in `rows` with every row in `cols` (len(rows) x len(cols)): frequent
         terms by a matrix product, the rest by pairing the rows that hold each term."""
         limit, frequent = self._frequent()
-        out = frequent[rows] @ frequent[cols].T
+        every = len(cols) == self.n and bool((cols == np.arange(self.n)).all())
+        out = frequent[rows] @ (frequent if every else frequent[cols]).T  # all: no copy of the dense terms
         place = np.full(self.n, -1, dtype=np.int64)
         place[cols] = np.arange(len(cols))
         lens = np.diff(self.indptr)[rows]
@@ -160,8 +161,7 @@ def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool) -> tuple[np
     if positive:
         bound = np.maximum(bound, np.nextafter(1e-12, 1.0))
     rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
-    val = sims[rr, cc]
-    order = np.lexsort((cc, -val, rr))
+    order = np.lexsort((-sims[rr, cc], rr))  # stable: within a row and a value, columns stay ascending
     rr, cc = rr[order], cc[order]
     take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k
     return rr[take], cc[take]

@@ -375,6 +375,8 @@ def _other_system(sa: str, sb: str, brands: dict[str, set[str]], named: dict[str
     (GitHub vs GitLab), or when one tool names its server's product and the other server never names it
     (GitHub's `create_branch` vs the local git server's `git_create_branch`)."""
     ba, bb = brands[sa], brands[sb]
+    if not (ba or bb):  # neither server names a product: nothing below can tell them apart
+        return False
     if ba and bb and not ba & bb and not any(w.lower() in q.text_lower for w in ba) \
             and not any(w.lower() in p.text_lower for w in bb):
         return True
