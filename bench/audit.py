@@ -74,7 +74,7 @@ def main(argv=None) -> int:
     reg = registry(a.tools, a.seed)
     cfg = load_config()["similarity"]
     texts = [Folder(cfg).text(t) for t in reg]
-    similar_pairs(Registry.from_tools(reg.tools[:50]), config=cfg)  # import sklearn outside the timings
+    similar_pairs(Registry.from_tools(reg.tools[:50]), config=cfg)  # warm caches and imports outside the timings
     _, t_base = timed(lambda: baseline(texts))
     pairs, t_sim = timed(lambda: similar_pairs(reg, threshold=cfg["threshold"], config=cfg))
     tracemalloc.start()  # a second, untimed run: tracing allocations slows Python code several-fold

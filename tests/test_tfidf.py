@@ -63,14 +63,17 @@ def test_pair_cosines_match_scikit_learn(texts):
     assert (x.cosines(a, a)[np.diff(x.indptr)[a] > 0] == pytest.approx(1.0))
 
 
-def test_similarities_by_product_and_by_postings_match_the_dense_product(texts):
-    """On 1,294 texts, terms in more than 16 rows go through the matrix product, the rest through
-    their postings: both halves are exercised, and the sum is the dense product."""
+def test_similarities_by_product_and_by_postings_are_within_their_slack_of_the_dense_product(texts):
+    """On 1,294 texts, terms in more than 16 rows go through the (float32) matrix product, the rest
+    through their postings: both halves are exercised, and every entry is within `slack` of the exact
+    cosine, the bound the neighbour search relies on to keep every true neighbour a candidate."""
     x, want = Tfidf(texts), sklearn_rows(texts)
     limit, frequent = x._frequent()
     assert 0 < frequent.shape[1] < x.v and (x.df <= limit).any()
     rows, cols = np.arange(0, 1294, 3), np.arange(1, 1294, 2)
-    np.testing.assert_allclose(x.similarities(rows, cols), (want[rows] @ want[cols].T).toarray(), rtol=0, atol=1e-12)
+    error = np.abs(x.similarities(rows, cols) - (want[rows] @ want[cols].T).toarray())
+    assert error.max() < x.slack < 1e-4
+    assert error.max() > 0  # float32: the screen is not exact, the chosen neighbours are (below)
 
 
 def brute_top_k(sims: np.ndarray, k: int, positive: bool) -> set[tuple[int, int]]:

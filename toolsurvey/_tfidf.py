@@ -89,34 +89,42 @@ class Tfidf:
         return np.bincount(pair[hit], weights=self.data[pos[hit]] * self.data[at[hit]], minlength=len(a))
 
     def _frequent(self) -> tuple[int, np.ndarray]:
-        """(limit, the terms in more than `limit` rows as a dense rows x terms matrix): a matrix product
-        costs a term about n/1,000 pairings of its rows one by one, so a term in more rows goes dense
-        (at most 8M cells, 64 MB)."""
+        """(limit, the terms in more than `limit` rows as a dense rows x terms float32 matrix): a matrix
+        product costs a term about n/1,000 pairings of its rows one by one, so a term in more rows goes
+        dense (at most 8M cells, 32 MB)."""
         if self._dense is None:
             most = max(1, (1 << 23) // max(self.n, 1))
             limit = max(16, self.n // 1024, int(np.sort(self.df)[-most]) if self.v > most else 0)
             terms = np.flatnonzero(self.df > limit)
-            dense = np.zeros((self.n, len(terms)))
+            dense = np.zeros((self.n, len(terms)), dtype=np.float32)
             for j, t in enumerate(terms.tolist()):
                 span = slice(self.tptr[t], self.tptr[t + 1])
                 dense[self.trows[span], j] = self.tdata[span]
             self._dense = limit, dense
         return self._dense
 
+    @property
+    def slack(self) -> float:
+        """How far an entry of `similarities` can be from the exact cosine: float32 rounding of the
+        weights and of a sum of (dense terms) products of unit vectors, at most (terms + 2) units of
+        2^-24 by the standard bound, plus two roundings of the rest (with a margin)."""
+        return (self._frequent()[1].shape[1] + 8) * 2.0 ** -24 * 1.01 + 1e-12
+
     def similarities(self, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-        """The cosines of every row in `rows` with every row in `cols` (len(rows) x len(cols)): frequent
-        terms by a matrix product, the rest by pairing the rows that hold each term."""
+        """The cosines of every row in `rows` with every row in `cols` (len(rows) x len(cols)) in float32,
+        each within `slack` of the exact cosine, to screen candidates (`cosines` gives exact ones):
+        frequent terms by a matrix product, the rest by pairing the rows that hold each term."""
         limit, frequent = self._frequent()
         every = len(cols) == self.n and bool((cols == np.arange(self.n)).all())
         out = frequent[rows] @ (frequent if every else frequent[cols]).T  # all: no copy of the dense terms
-        place = np.full(self.n, -1, dtype=np.int64)
-        place[cols] = np.arange(len(cols))
         lens = np.diff(self.indptr)[rows]
         pos = _spread(self.indptr[rows], lens)
         t = self.indices[pos]
         rare = self.df[t] <= limit
         if not rare.any():
             return out
+        place = np.full(self.n, -1, dtype=np.int64)
+        place[cols] = np.arange(len(cols))
         pos, t = pos[rare], t[rare]
         row = np.repeat(np.arange(len(rows), dtype=np.int64), lens)[rare]
         plen = self.df[t]
@@ -125,7 +133,7 @@ class Tfidf:
         there = col >= 0
         weight = np.repeat(self.data[pos], plen) * self.tdata[post]
         flat = np.repeat(row, plen)[there] * len(cols) + col[there]
-        out += np.bincount(flat, weights=weight[there], minlength=out.size).reshape(out.shape)
+        out += np.bincount(flat, weights=weight[there], minlength=out.size).reshape(out.shape).astype(np.float32)
         return out
 
     def slices(self, rows: np.ndarray, width: int) -> list[slice]:
@@ -145,23 +153,28 @@ class Tfidf:
         return out + [slice(start, len(rows))] if len(rows) else out
 
 
-def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of each row's `k` largest entries of `sims`, leaving out column own[row] (itself);
-    ties go to the lower column. `positive`: only entries above 0 (a cosine of 0 shares nothing).
-    `sims` is overwritten."""
+def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool, exact=None,
+          slack: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of each row's `k` largest similarities, leaving out column own[row] (itself); ties
+    go to the lower column. `positive`: only similarities above 0 (a cosine of 0 shares nothing).
+    `sims` may be approximate, within `slack` of the exact values that `exact(rows, columns)` returns:
+    it screens the candidates, and the exact values choose among them. `sims` is overwritten."""
     r, c = sims.shape
     sims[np.arange(r), own] = -np.inf
     k = min(k, c - 1)
     if k <= 0 or r == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # a bound no higher than each row's k-th largest: the k-th largest of every 8th column (selecting
-    # in the whole row costs several times more than the passes below)
-    sample = sims[:, ::8] if c >= 64 * k else sims
-    bound = -np.partition(-sample, k - 1, axis=1)[:, k - 1]
+    # a bound no higher than each row's k-th largest: the k-th largest of every other column, less twice
+    # the slack (selecting in whole rows costs more; in fewer columns, more candidates need exact values)
+    sample = sims[:, ::2] if c >= 16 * k else sims
+    bound = -np.partition(-sample, k - 1, axis=1)[:, k - 1] - 2 * slack
     if positive:
-        bound = np.maximum(bound, np.nextafter(1e-12, 1.0))
+        bound = np.maximum(bound, 1e-12 - slack)
     rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
-    order = np.lexsort((-sims[rr, cc], rr))  # stable: within a row and a value, columns stay ascending
+    val = sims[rr, cc] if exact is None else exact(rr, cc)
+    if positive:
+        rr, cc, val = rr[val > 1e-12], cc[val > 1e-12], val[val > 1e-12]
+    order = np.lexsort((-val, rr))  # stable: within a row and a value, columns stay ascending
     rr, cc = rr[order], cc[order]
     take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k
     return rr[take], cc[take]

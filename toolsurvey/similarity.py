@@ -155,8 +155,14 @@ def embeddings(texts: list[str], model: str) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
-def _similarities(x: Tfidf | np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    return x[rows] @ x[cols].T if isinstance(x, np.ndarray) else x.similarities(rows, cols)
+def _top(x: Tfidf | np.ndarray | None, rows: np.ndarray, cols: np.ndarray, own: np.ndarray, k: int,
+         positive: bool) -> tuple[np.ndarray, np.ndarray]:
+    """`top_k` of rows against cols: TF-IDF cosines screened in float32 and chosen by exact ones."""
+    if isinstance(x, Tfidf):
+        return top_k(x.similarities(rows, cols), own, k, positive,
+                     exact=lambda r, c: x.cosines(rows[r], cols[c]), slack=x.slack)
+    sims = np.zeros((len(rows), len(cols))) if x is None else x[rows] @ x[cols].T
+    return top_k(sims, own, k, positive)
 
 
 def _slices(x: Tfidf | np.ndarray | None, rows: np.ndarray, width: int) -> list[slice]:
@@ -176,7 +182,7 @@ def neighbours(x: Tfidf | np.ndarray, k: int = NEIGHBOURS) -> np.ndarray:
     codes = [np.zeros(0, dtype=np.int64)]
     for part in _slices(x, everyone, n):
         rows = everyone[part]
-        r, c = top_k(_similarities(x, rows, everyone), rows, k, positive=True)
+        r, c = _top(x, rows, everyone, rows, k, positive=True)
         a, b = rows[r], c
         codes.append(np.minimum(a, b) * n + np.maximum(a, b))
     return np.unique(np.concatenate(codes))
@@ -190,8 +196,7 @@ def _nearest_in(x: Tfidf | np.ndarray | None, m: np.ndarray, k: int, n: int) -> 
     where = np.arange(len(m), dtype=np.int64)
     for part in _slices(x, m, len(m)):
         at = where[part]
-        sims = np.zeros((len(at), len(m))) if x is None else _similarities(x, m[at], m)
-        r, c = top_k(sims, at, k, positive=False)
+        r, c = _top(x, m[at], m, at, k, positive=False)
         a, b = m[at[r]], m[c]
         codes.append(np.minimum(a, b) * n + np.maximum(a, b))
     return np.concatenate(codes)
