@@ -101,7 +101,7 @@ def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch)
         for b in np.argsort(-dense[a], kind="stable")[:k]:
             if dense[a, b] > 0:
                 expected.add((min(a, int(b)), max(a, int(b))))
-    monkeypatch.setattr(T, "_BLOCK", 200)  # a few rows at a time
+    monkeypatch.setattr(T, "BLOCK", 200)  # a few rows at a time
     n = len(texts)
     assert len(S.tfidf(texts).slices(np.arange(n), n)) > 10
     assert {(int(c) // n, int(c) % n) for c in S.neighbours(S.tfidf(texts), k)} == expected

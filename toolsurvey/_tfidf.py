@@ -12,7 +12,7 @@ from importlib import resources
 import numpy as np
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
-_BLOCK = 1 << 22  # similarities (or expanded postings) held at once per slice of rows: 32 MB of float64
+BLOCK = 1 << 22  # cells (similarities or expanded postings) held at once per slice of rows: tens of MB
 
 
 @lru_cache(maxsize=1)
@@ -146,7 +146,7 @@ class Tfidf:
                            minlength=len(rows)) + width
         out, start, used = [], 0, 0.0
         for i, c in enumerate(cost.tolist()):
-            if i > start and used + c > _BLOCK:
+            if i > start and used + c > BLOCK:
                 out.append(slice(start, i))
                 start, used = i, 0.0
             used += c
@@ -173,7 +173,8 @@ def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool, exact=None,
     rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
     val = sims[rr, cc] if exact is None else exact(rr, cc)
     if positive:
-        rr, cc, val = rr[val > 1e-12], cc[val > 1e-12], val[val > 1e-12]
+        keep = val > 1e-12
+        rr, cc, val = rr[keep], cc[keep], val[keep]
     order = np.lexsort((-val, rr))  # stable: within a row and a value, columns stay ascending
     rr, cc = rr[order], cc[order]
     take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from ._tfidf import Tfidf, top_k
+from ._tfidf import BLOCK, Tfidf, top_k
 from .errors import InputError
 from .registry import Registry, Tool
 
@@ -169,7 +169,7 @@ def _slices(x: Tfidf | np.ndarray | None, rows: np.ndarray, width: int) -> list[
     """`rows` in slices whose similarities to `width` columns fit a few tens of MB."""
     if isinstance(x, Tfidf):
         return x.slices(rows, width)
-    step = max(1, (1 << 22) // max(width, 1))
+    step = max(1, BLOCK // max(width, 1))
     return [slice(i, i + step) for i in range(0, len(rows), step)]
 
 
