@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from toolsurvey.counting import Cache, exact_footprint, plan  # noqa: E402
-from toolsurvey.registry import Registry, Tool  # noqa: E402
+from toolsurvey.core.registry import Registry, Tool  # noqa: E402
+from toolsurvey.measuring.counting import Cache, exact_footprint, plan  # noqa: E402
 
 TARGET = "anthropic:claude-sonnet-4-5"
 

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import toolsurvey as ts  # noqa: E402
-from toolsurvey.registry import Registry  # noqa: E402
-from toolsurvey.tokens import get_encoding  # noqa: E402
+from toolsurvey.core.registry import Registry  # noqa: E402
+from toolsurvey.core.tokens import get_encoding  # noqa: E402
 
 
 def big_registry(n: int) -> Registry:

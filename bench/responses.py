@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import toolsurvey as ts  # noqa: E402
-from toolsurvey.tokens import get_encoding  # noqa: E402
+from toolsurvey.core.tokens import get_encoding  # noqa: E402
 
 WORDS = ("cache request timeout parser config release build test error memory thread worker socket retry "
          "upload schema index query token session plugin handler render layout docs version").split()

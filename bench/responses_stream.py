@@ -23,7 +23,7 @@ BIN = Path(sys.executable).parent
 
 PLAIN = """
 import json, resource, sys
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.tokens import get_encoding
 encode = get_encoding("o200k_base").encode_ordinary
 total = 0
 with open(sys.argv[1], "rb") as f:
@@ -81,7 +81,7 @@ def write_response(path: Path, mb: int, seed: int = 0) -> int:
 
 
 # The same command with the result parsed whole, as before it was streamed (and as trimming still reads it).
-WHOLE = "import toolsurvey.payloads as p; p.STREAM_JSON_BYTES = float('inf')\n" + OURS
+WHOLE = "import toolsurvey.inputs.payloads as p; p.STREAM_JSON_BYTES = float('inf')\n" + OURS
 
 
 def by_field(mb: int) -> None:
@@ -120,7 +120,7 @@ def main() -> None:
         trace = Path(tmp) / "trace.jsonl"
         n = write_trace(trace, a.mb)
         size = trace.stat().st_size / 1e6
-        subprocess.run([sys.executable, "-c", "from toolsurvey.tokens import get_encoding; get_encoding()"], check=True)
+        subprocess.run([sys.executable, "-c", "from toolsurvey.core.tokens import get_encoding; get_encoding()"], check=True)
         t0 = time.perf_counter()
         plain = subprocess.run([sys.executable, "-c", PLAIN, str(trace)], capture_output=True, text=True, check=True)
         t_plain = time.perf_counter() - t0

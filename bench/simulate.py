@@ -69,7 +69,7 @@ def main() -> None:
 
     # A second baseline: the same engine called one scenario at a time (no batching across rows),
     # sharing the measured registry as the oracle does.
-    from toolsurvey import simulation
+    from toolsurvey.model import simulate as simulation
 
     ctx = simulation._Context(reg)
     simulation._summaries(simulation._rows(ctx, scenarios[:1]))

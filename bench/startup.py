@@ -25,7 +25,7 @@ TOOL = {"name": "get_weather", "description": "Current weather for a city.",
 RAW = """
 import json, tiktoken
 from tiktoken.load import load_tiktoken_bpe
-from toolsurvey.tokens import _SPECS
+from toolsurvey.core.tokens import _SPECS
 pat, special = _SPECS["o200k_base"]
 ranks = load_tiktoken_bpe({path!r}, expected_hash={sha!r})
 enc = tiktoken.Encoding("o200k_base", pat_str=pat, mergeable_ranks=ranks, special_tokens=special)
@@ -46,7 +46,7 @@ def _fastest(cmds: dict, rounds: int = 7) -> dict:
 
 
 def main() -> None:
-    from toolsurvey.tokens import SHIPPED, get_encoding
+    from toolsurvey.core.tokens import SHIPPED, get_encoding
 
     get_encoding("o200k_base")  # the binary cache exists, as after any first run
     with tempfile.TemporaryDirectory() as tmp:

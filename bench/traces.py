@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def baseline(folder: str) -> dict:
-    from toolsurvey.tokens import get_encoding
+    from toolsurvey.core.tokens import get_encoding
 
     enc = get_encoding("o200k_base")
     lines = tokens = 0
@@ -43,7 +43,7 @@ def baseline(folder: str) -> dict:
 
 
 def reader(folder: str, engine: str, scheduler: str | None) -> dict:
-    from toolsurvey.traces import load_traces
+    from toolsurvey.inputs.traces.load import load_traces
 
     tr = load_traces(folder, engine=engine, scheduler=scheduler, keep_results=False)
     return {"requests": len(tr.requests), "result_tokens": int(tr.calls["result_tokens"].sum()),

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import toolsurvey as ts  # noqa: E402
-from toolsurvey import widgets  # noqa: E402
+from toolsurvey.present import widgets  # noqa: E402
 
 
 def timed(f, repeat: int) -> float:

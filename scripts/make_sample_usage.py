@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from toolsurvey.formats import load  # noqa: E402
+from toolsurvey.inputs.formats import load  # noqa: E402
 
 # Never called in the 90 days: the endpoint-shaped legacy tools, one member of five near-duplicate
 # pairs, tools nobody remembers, and the poisoned one.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from toolsurvey.registry import Tool
+from toolsurvey.core.registry import Tool
 
 # Emoji, zero-width space/joiner, BOM, right-to-left and bidi override marks, combining accents, CJK.
 ODD = ["\U0001F680", "\U0001F469\u200D\U0001F4BB", "\u200b", "\u200d", "\ufeff", "\u200f", "\u202e",

@@ -19,7 +19,7 @@ from typing import Any
 
 import tiktoken
 
-from toolsurvey.tokens import shipped_ranks
+from toolsurvey.core.tokens import shipped_ranks
 
 KEY = "sk-test-Zq8vTOPSECRET-1234567890abcdef"
 MODELS = {"anthropic": {"claude-sonnet-4-5", "claude-haiku-4-5"}, "openai": {"gpt-5", "gpt-4o"},

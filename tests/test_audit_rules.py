@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey.auditing import RULES, audit, fails, inline_refs, load_config
+from toolsurvey.advice.audit import RULES, audit, fails, inline_refs
+from toolsurvey.advice.pricing import load_config
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.tokens import get_encoding
 
 GOOD_DESC = (
     "Search the internal service catalogue by service name, owning team or tag. Returns up to 20 "
@@ -335,7 +336,7 @@ def test_two_rules_on_one_description_charge_once():
 
 
 def test_summary_and_cli_header_price_findings_like_the_table(cli, tmp_path):
-    from toolsurvey.auditing import summary
+    from toolsurvey.advice.audit import summary
 
     tools = [good(name="get_owner", description="Gets owner."),
              good(name="list_teams", input_schema=schema(**{"$schema": "http://json-schema.org/draft-07/schema#"}))]
@@ -353,7 +354,7 @@ def test_audit_encodes_each_tool_once(monkeypatch):
     # Rules, their savings and the near-duplicate merge estimates share one count per tool.
     from conftest import DATA
 
-    import toolsurvey._tool_tokens as tt
+    import toolsurvey.measuring.tool_tokens as tt
     from toolsurvey import load
 
     seen: list[str] = []

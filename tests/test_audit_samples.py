@@ -5,7 +5,7 @@ import pytest
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey.auditing import audit
+from toolsurvey.advice.audit import audit
 
 
 @pytest.fixture(scope="module")

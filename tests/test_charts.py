@@ -4,8 +4,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from toolsurvey import charts
-from toolsurvey.measure import PARTS
+from toolsurvey.measuring.footprint import PARTS
+from toolsurvey.present import charts
 
 
 def _table(rows):

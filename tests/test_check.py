@@ -7,10 +7,10 @@ from conftest import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey.budget import check, parse_increase
+from toolsurvey.advice.budget import check, parse_increase
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.tokens import get_encoding
 
 ENC = get_encoding("o200k_base")  # tiktoken's Encoding, loaded from the shipped file
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description": "what to look for"}}}

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from toolsurvey import load
-from toolsurvey.formats import FORMATS
+from toolsurvey.inputs.formats import FORMATS
 
 SAMPLE = Path(__file__).parent.parent / "data/registries/formats/mcp_result.json"
 

@@ -156,9 +156,9 @@ def test_plain_output_equals_the_library_table_rendered_with_pandas(cli, path, r
     """The command computes rows without pandas; each format matches `ts.footprint`'s DataFrame
     written out by pandas (to_csv, to_json) and the DataFrame table renderer."""
     import toolsurvey as ts
-    from toolsurvey._io import spreadsheet_safe
     from toolsurvey.cli._common import render_table
-    from toolsurvey.measure import PARTS
+    from toolsurvey.core.writing import spreadsheet_safe
+    from toolsurvey.measuring.footprint import PARTS
 
     table = pd.DataFrame(ts.footprint(ts.load(path), render=render))
     cols = ["server", "tool", "kind", "tokens", *PARTS]

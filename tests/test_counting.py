@@ -9,7 +9,9 @@ from fake_providers import KEY, TOOL_OVERHEAD, FakeProviders, Reply, compact, ex
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey.counting import (
+from toolsurvey.core.registry import Registry, Server, Tool
+from toolsurvey.errors import InputError
+from toolsurvey.measuring.counting import (
     Cache,
     Client,
     _retry_after,
@@ -19,8 +21,6 @@ from toolsurvey.counting import (
     largest_remainder,
     plan,
 )
-from toolsurvey.errors import InputError
-from toolsurvey.registry import Registry, Server, Tool
 
 ENV = {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY, "GEMINI_API_KEY": KEY}
 TARGETS = {"anthropic": "anthropic:claude-sonnet-4-5", "openai": "openai:gpt-5", "gemini": "gemini:gemini-2.5-flash"}
@@ -339,7 +339,7 @@ def test_split_when_the_endpoint_refuses_the_size(tmp_path):
 
 
 def test_greedy_parts_by_hand():
-    from toolsurvey.counting import _chunks
+    from toolsurvey.measuring.counting import _chunks
 
     # a tool-less body of 10 bytes, tools adding 5 each, parts of at most 20 bytes: two tools a part
     assert _chunks([5, 5, 5, 5, 5], 0, 10, 20) == [(0, 2), (2, 4), (4, 5)]
@@ -361,7 +361,7 @@ def test_progress_is_reported(fake, tmp_path):
 
 
 def test_importing_counting_does_not_import_httpx():
-    code = "import sys, toolsurvey.counting, toolsurvey.calibration; print('httpx' in sys.modules)"
+    code = "import sys, toolsurvey.measuring.counting, toolsurvey.measuring.calibration; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

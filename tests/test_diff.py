@@ -8,10 +8,10 @@ from conftest import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey import _markdown as md
-from toolsurvey.diffing import diff
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.tokens import get_encoding
+from toolsurvey.advice.diff import diff
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.core.tokens import get_encoding
+from toolsurvey.present import markdown as md
 
 # tiktoken's own Encoding (loaded from the shipped file, since tiktoken cannot download it here).
 ENC = get_encoding("o200k_base")
@@ -145,7 +145,7 @@ PRICE = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.2,
 
 
 def test_scenario_adds_tokens_per_task_and_money_per_month():
-    from toolsurvey.scenario import Scenario
+    from toolsurvey.model.scenario import Scenario
 
     sc = Scenario(model="test-model", prices={"test-model": PRICE}, steps=4, accuracy=False,
                   tasks_per_day=100, days_per_month=30)

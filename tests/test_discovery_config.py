@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toolsurvey import InputError, Registry, Server, Tool, load
-from toolsurvey._mcp_config import (
+from toolsurvey.inputs.configs import (
     REDACTED,
     _expand,
     name_for,
@@ -18,7 +18,7 @@ from toolsurvey._mcp_config import (
     redact_url,
     spec_for,
 )
-from toolsurvey.discovery import apply_prefix, name_problems, snapshot
+from toolsurvey.inputs.discovery import apply_prefix, name_problems, snapshot
 
 
 def write_config(tmp_path, servers, key="mcpServers"):

@@ -20,8 +20,8 @@ import pytest
 
 import toolsurvey as ts
 from tests.servers.oracle import read_stdio
-from toolsurvey.discovery import discover, failures, save_snapshot
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.tokens import get_encoding
+from toolsurvey.inputs.discovery import discover, failures, save_snapshot
 
 SERVERS = Path(__file__).parent / "servers"
 BIN = SERVERS / "node_modules" / ".bin"

@@ -1,4 +1,4 @@
-"""toolsurvey.display: figures carry an HTML copy (plotly.js not repeated) and, with Kaleido, a PNG."""
+"""toolsurvey.present.display: figures carry an HTML copy (plotly.js not repeated) and, with Kaleido, a PNG."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import pytest
 
-from toolsurvey import display
+from toolsurvey.present import display
 
 
 @pytest.fixture
 def restore_renderer(monkeypatch):
     """notebook_mode sets process-wide state (plotly's default renderer, itables in the rich views):
     put it back so later tests see a plain interpreter."""
-    from toolsurvey import _rich
+    from toolsurvey.present import views as _rich
 
     before = pio.renderers.default
     monkeypatch.setitem(_rich.ITABLES, "on", _rich.ITABLES["on"])

@@ -12,9 +12,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import toolsurvey as ts
-from toolsurvey.formats import FORMATS
-from toolsurvey.measure import tools_only
-from toolsurvey.registry import Registry
+from toolsurvey.core.registry import Registry
+from toolsurvey.inputs.formats import FORMATS
+from toolsurvey.measuring.footprint import tools_only
+from toolsurvey.measuring.parts import PARTS
 
 SAMPLES = DATA / "registries" / "formats"
 DETECTED = {"mcp_result": "mcp", "mcp_jsonrpc": "mcp", "mcp_list": "mcp", "openai_chat": "openai-chat",
@@ -220,7 +221,7 @@ def test_lone_surrogate_escapes_do_not_crash(tmp_path):
     p.write_text('[{"name": "a", "description": "bad \\ud800 half", "inputSchema": {"type": "object"}}]')
     table = ts.footprint(ts.load(p))
     assert table["tokens"].iloc[0] == ntok('{"name":"a","description":"bad \ud800 half","inputSchema":{"type":"object"}}')
-    assert (table[list(ts.measure.PARTS)].sum(axis=1) == table["tokens"]).all()
+    assert (table[list(PARTS)].sum(axis=1) == table["tokens"]).all()
 
 
 def test_duplicate_names_in_one_server_warn_and_both_count(write_json):

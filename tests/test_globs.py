@@ -7,7 +7,7 @@ import fnmatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey._globs import any_glob, tags_match
+from toolsurvey.core.globs import any_glob, tags_match
 
 ALPHABET = "ab_/*?[]!-."
 texts = st.text(ALPHABET, max_size=8)

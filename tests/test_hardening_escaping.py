@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import toolsurvey as ts
-from toolsurvey import charts
+from toolsurvey.present import charts
 
 # Clear the screen, retitle the window, plant a hyperlink, overwrite the line, reverse the text.
 HOSTILE = "evil\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://x.example/\x07link\x1b]8;;\x07\rok\b\u202emoc.elpmaxe"
@@ -102,7 +102,7 @@ def test_a_5000_character_name_is_cut_in_labels_and_whole_in_hover():
 
 def test_response_field_names_are_escaped_in_the_explorer(tmp_path):
     pytest.importorskip("ipywidgets")
-    from toolsurvey.widgets import response_explorer
+    from toolsurvey.present.widgets import response_explorer
 
     folder = tmp_path / "search"
     folder.mkdir()
@@ -139,7 +139,7 @@ def test_rich_markup_in_names_prints_literally(cli, write_json):
 
 
 def test_trace_charts_show_markup_in_tool_and_session_names_as_text():
-    from toolsurvey.traces import charts as trace_charts
+    from toolsurvey.present import trace_charts as trace_charts
 
     totals = pd.DataFrame({"server": ["evil"], "tool": [LINK], "calls": [1], "errors": [0], "repeated": [0],
                            "result_tokens": [10]})

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from toolsurvey import _io
+from toolsurvey.core import writing as _io
 
 TOOLS = {"tools": [{"name": "search_docs", "description": "Search the docs.", "inputSchema": {"type": "object"}}]}
 

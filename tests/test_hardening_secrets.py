@@ -42,7 +42,7 @@ def test_an_echoed_env_secret_is_scrubbed(cli, tmp_path):
 
 
 def test_nested_defaults_expand(tmp_path):
-    from toolsurvey._mcp_config import read_config
+    from toolsurvey.inputs.configs import read_config
 
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"s": {"command": "srv", "args": ["${A:-${B:-x}}", "${A:-${B}}"]}}}))

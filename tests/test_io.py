@@ -6,7 +6,7 @@ import stat
 import pandas as pd
 import pytest
 
-from toolsurvey._io import atomic_write, spreadsheet_safe
+from toolsurvey.core.writing import atomic_write, spreadsheet_safe
 
 
 def test_a_new_file_gets_the_permissions_open_would_give(tmp_path):

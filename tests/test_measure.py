@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolsurvey as ts
-from toolsurvey.measure import PARTS, by_part, by_server, request_total, tools_only
-from toolsurvey.registry import Registry, Server, Tool
+from toolsurvey.core.registry import Registry, Server, Tool
+from toolsurvey.measuring.footprint import PARTS, by_part, by_server, request_total, tools_only
 
 OPS = DATA / "registries" / "ops_assistant.json"
 DESK = DATA / "registries" / "support_desk.json"
@@ -112,8 +112,8 @@ def test_parts_are_attributed_where_the_text_is():
 
 def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
     """Attributed parts vs each part's runs encoded on their own: the documented bound."""
-    from toolsurvey import render as R
-    from toolsurvey.measure import Counter
+    from toolsurvey.measuring.footprint import Counter
+    from toolsurvey.providers import render as R
 
     def runs_of(segs):  # contiguous text of one part
         out = []
@@ -328,7 +328,7 @@ def test_totals_only_table_has_no_part_breakdown():
 def test_token_byte_lengths_match_tiktoken_decoding(name):
     from _oracle import encoding
 
-    from toolsurvey.measure import _byte_lengths
+    from toolsurvey.measuring.footprint import _byte_lengths
 
     enc = encoding(name)
     expected = np.zeros(enc.n_vocab, dtype=np.int64)

@@ -14,7 +14,7 @@ import pytest
 from _oracle import ntok
 
 import toolsurvey as ts
-from toolsurvey._tsdefs import function_definitions
+from toolsurvey.providers.typescript import function_definitions
 
 SERVERS = Path(__file__).parent / "servers"
 

@@ -10,13 +10,14 @@ import pytest
 from conftest import DATA, compact
 
 import toolsurvey as ts
+from toolsurvey.advice.planning import plan
+from toolsurvey.advice.pricing import merge_tools
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.planning import merge_tools, plan
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.scenario import Phase, Scenario
-from toolsurvey.simulation import simulate
-from toolsurvey.tokens import get_encoding
-from toolsurvey.usage import load_usage
+from toolsurvey.inputs.usage import load_usage
+from toolsurvey.model.scenario import Phase, Scenario
+from toolsurvey.model.simulate import simulate
 
 REG = DATA / "registries" / "ops_assistant.json"
 LOG = DATA / "usage" / "ops_assistant.jsonl"
@@ -368,8 +369,8 @@ def test_layers_run_one_way():
         tree = ast.parse(open(importlib.util.find_spec(module).origin, encoding="utf-8").read())
         return {n.module.lstrip(".") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 
-    assert not imports("toolsurvey.advice") & {"auditing", "planning", "reporting"}
-    assert "planning" not in imports("toolsurvey.auditing") and "auditing" not in imports("toolsurvey.planning")
+    assert not imports("toolsurvey.advice.pricing") & {"auditing", "planning", "reporting"}
+    assert "planning" not in imports("toolsurvey.advice.audit") and "auditing" not in imports("toolsurvey.advice.planning")
 
 
 def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():

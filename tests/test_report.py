@@ -11,10 +11,10 @@ from bs4 import BeautifulSoup
 from conftest import DATA, compact
 
 import toolsurvey as ts
-from toolsurvey import reporting
-from toolsurvey.measure import by_server, request_total
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.core.tokens import get_encoding
+from toolsurvey.measuring.footprint import by_server, request_total
+from toolsurvey.present import report as reporting
 
 ENC = get_encoding("o200k_base")  # tiktoken's own Encoding, loaded from the shipped file
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description": "search words"}}}
@@ -48,7 +48,7 @@ PRICE = {"input": 2.0, "output": 10.0, "cache_write": 2.5, "cache_read": 0.2,
 
 
 def scenario(**changes):
-    from toolsurvey.scenario import Scenario
+    from toolsurvey.model.scenario import Scenario
 
     base = dict(model="test-model", prices={"test-model": PRICE}, steps=3, accuracy=False,
                 system_prompt_tokens=100, user_message_tokens=50, call_tokens=60, response_tokens=500,
@@ -87,7 +87,7 @@ def test_costs_worked_out_by_hand(small):
 
 
 def test_figures_match_simulate_called_separately():
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.simulate import simulate
 
     sc = scenario(steps=7, accuracy=True, caching="prefix", tasks_per_day=2500)
     soup = soup_of(ts.report(REG, scenario=sc))
@@ -119,7 +119,7 @@ def test_sensitivity_doubles_with_task_volume(small):
 
 
 def test_findings_tokens_match_audit():
-    from toolsurvey.auditing import audit
+    from toolsurvey.advice.audit import audit
 
     bad = Registry.from_tools([Tool("get_x", "Get x.", {"$schema": "http://json-schema.org/draft-07/schema#",
                                                         "type": "object", "properties": {"a": {"type": "string"}}}),
@@ -132,8 +132,8 @@ def test_findings_tokens_match_audit():
 
 
 def test_findings_are_weighted_by_how_often_the_tool_is_visible_and_the_lever_says_what_it_covers():
-    from toolsurvey.scenario import Phase
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.scenario import Phase
+    from toolsurvey.model.simulate import simulate
 
     dollar = {"$schema": "http://json-schema.org/draft-07/schema#", **SCHEMA}
     tools = [Tool("search_docs", TOOLS[0].description, dollar, server="docs"),
@@ -173,7 +173,7 @@ def test_the_lever_counts_only_fixes_that_cut_text_and_the_simulation_counts():
 def test_sections_say_which_input_is_missing(monkeypatch):
     import sys
 
-    for mod in ("toolsurvey.scenario", "toolsurvey.auditing", "toolsurvey.usage"):
+    for mod in ("toolsurvey.model.scenario", "toolsurvey.advice.audit", "toolsurvey.inputs.usage"):
         monkeypatch.setitem(sys.modules, mod, None)  # as if the module were not installed
     rep = ts.report(REG)
     soup = soup_of(rep)
@@ -261,7 +261,7 @@ def test_failed_render_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatc
 def test_failed_write_leaves_the_old_file(tmp_path, monkeypatch, small):
     out = tmp_path / "r.html"
     out.write_text("previous report")
-    import toolsurvey._io as io_mod
+    import toolsurvey.core.writing as io_mod
 
     real_fdopen = io_mod.os.fdopen
 
@@ -318,7 +318,7 @@ def test_cli_bad_input(cli, tmp_path):
 
 
 def test_usage_section_matches_the_log(tmp_path):
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.simulate import simulate
 
     log = tmp_path / "usage.jsonl"
     calls = [{"tool": "search_docs", "server": "docs", "session": "a", "response_tokens": 900, "arguments": {"q": "x"}},
@@ -348,8 +348,8 @@ def test_usage_section_matches_the_log(tmp_path):
 def test_plan_section_equals_plan_called_separately():
     import warnings
 
-    from toolsurvey.planning import plan
-    from toolsurvey.usage import load_usage
+    from toolsurvey.advice.planning import plan
+    from toolsurvey.inputs.usage import load_usage
 
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
     usage = load_usage(DATA / "usage" / "ops_assistant.jsonl")
@@ -410,7 +410,7 @@ def test_cli_missing_inputs_exit_2(cli, write_json, tmp_path):
 
 
 def test_monte_carlo_spread_is_the_runs_percentiles():
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.simulate import simulate
 
     sc = scenario(steps={"dist": "poisson", "mean": 5}, samples=300, seed=7)
     rep = ts.report(REG, scenario=sc)
@@ -421,8 +421,8 @@ def test_monte_carlo_spread_is_the_runs_percentiles():
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-4o"])
 def test_provider_rendering_follows_the_scenario(model):
-    from toolsurvey.scenario import Scenario
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.scenario import Scenario
+    from toolsurvey.model.simulate import simulate
 
     sc = Scenario(model=model, render="auto")
     rep = ts.report(REG, scenario=sc)
@@ -445,7 +445,7 @@ def test_csv_cells_cannot_become_spreadsheet_formulas():
 
 
 def test_options_given_override_the_scenario_for_the_simulation_too():
-    from toolsurvey.simulation import simulate
+    from toolsurvey.model.simulate import simulate
 
     rep = ts.report(REG, scenario=scenario(), render="openai", model="gpt-4o")
     want = simulate(REG, scenario(render="openai", model="gpt-4o")).summary
@@ -455,8 +455,8 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
 
 
 def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
-    from toolsurvey import planning
-    from toolsurvey.scenario import Phase
+    from toolsurvey.advice import planning
+    from toolsurvey.model.scenario import Phase
 
     real = planning.plan
     wide = [Phase("all", tools=("*",), steps=3)]

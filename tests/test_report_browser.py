@@ -14,8 +14,8 @@ import pytest
 from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, needs_chromium
 
 import toolsurvey as ts
-from toolsurvey.charts import LABEL_CHARS
-from toolsurvey.registry import Registry, Server, Tool
+from toolsurvey.core.registry import Registry, Server, Tool
+from toolsurvey.present.charts import LABEL_CHARS
 
 pytestmark = needs_chromium
 

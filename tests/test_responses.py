@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.errors import InputError
-from toolsurvey.payloads import image_tokens
+from toolsurvey.inputs.payloads import image_tokens
 
 ENC = ts.get_encoding("o200k_base")
 
@@ -273,7 +273,7 @@ def test_unknown_trimming_options_are_named():
     (b"RIFF\0\0\0\0WEBPVP8X" + b"\0" * 8 + (1023).to_bytes(3, "little") + (767).to_bytes(3, "little"), (1024, 768)),
 ])
 def test_image_sizes_are_read_from_gif_jpeg_and_webp_headers(header, size):
-    from toolsurvey.payloads import image_size
+    from toolsurvey.inputs.payloads import image_size
 
     assert image_size(header) == size
     b64 = base64.b64encode(header).decode()
@@ -301,7 +301,8 @@ _VALUES = st.recursive(_SCALARS, lambda kids: st.lists(kids, max_size=6) | st.di
 def test_field_attribution_in_batches_counts_like_one_encode(value):
     # A large result is encoded a batch of fragments at a time; with a one-character batch every safe
     # cut is taken, and the per-field tokens still add up to tiktoken's count of the compact JSON.
-    from toolsurvey import _jsontree, responses
+    from toolsurvey.core import jsontree as _jsontree
+    from toolsurvey.measuring import responses
 
     texts, _, _ = _jsontree.fragments(value, _jsontree.PathTable())
     with pytest.MonkeyPatch.context() as m:

@@ -14,8 +14,10 @@ from conftest import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey import _jsonstream, _jsontree, payloads
-from toolsurvey.responses import field_costs, measure_responses
+from toolsurvey.core import jsonstream as _jsonstream
+from toolsurvey.core import jsontree as _jsontree
+from toolsurvey.inputs import payloads
+from toolsurvey.measuring.responses import field_costs, measure_responses
 
 
 def _measured(path, stream: bool, **kw) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -7,7 +7,7 @@ from conftest import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey import _jsontree as J
+from toolsurvey.core import jsontree as J
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),
                     st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=20))

@@ -9,7 +9,7 @@ from _memory import run_measured
 from _oracle import ntok
 from conftest import compact
 
-from toolsurvey.responses import measure_responses
+from toolsurvey.measuring.responses import measure_responses
 
 
 def _write_trace(path, mb: int) -> int:

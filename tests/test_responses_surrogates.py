@@ -4,7 +4,7 @@ the U+FFFD tiktoken encodes in its place; it never crashes the command."""
 import json
 
 from toolsurvey import field_costs, measure_responses, trim
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.tokens import get_encoding
 
 RAW = '{"title": "bad \\ud800 text", "labels": [{"name": "x\\udfff"}], "n": 3}'
 

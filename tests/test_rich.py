@@ -7,8 +7,8 @@ from bs4 import BeautifulSoup
 from conftest import ROOT
 
 import toolsurvey as ts
-from toolsurvey._rich import money, number, percent
-from toolsurvey.registry import Registry, Tool
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.present.units import money, number, percent
 
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 SCENARIO = ROOT / "data" / "scenarios" / "ops_assistant.toml"
@@ -88,7 +88,7 @@ def test_run_diff_and_report_views():
 
 
 def test_long_tables_are_cut_or_paged_by_itables(monkeypatch):
-    from toolsurvey import _rich
+    from toolsurvey.present import views as _rich
 
     findings = ts.audit(ts.load(OPS))
     assert len(findings) > _rich.SHOWN_ROWS

@@ -4,10 +4,10 @@ ones; every published attack style flagged `poisoning`; the issue's false flags 
 import pytest
 from conftest import ROOT
 
-from toolsurvey.auditing import audit, fails
-from toolsurvey.formats import load
-from toolsurvey.poisoning import fold
-from toolsurvey.registry import Registry, Tool
+from toolsurvey.advice.audit import audit, fails
+from toolsurvey.advice.poisoning import fold
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.inputs.formats import load
 
 SETS = ROOT / "tests" / "data"
 RULES = ["poisoning-*", "suspicious-*"]

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from toolsurvey.auditing import load_config
+from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.similarity import Folder, _components, clusters, name_words, similar_pairs
+from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.errors import InputError
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.similarity import Folder, _components, clusters, name_words, similar_pairs
 
 CFG = load_config()["similarity"]
 
@@ -86,8 +86,8 @@ def test_empty_and_stop_word_only_registries():
 def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch):
     import random
 
-    import toolsurvey._tfidf as T
-    import toolsurvey.similarity as S
+    import toolsurvey.advice.similarity as S
+    import toolsurvey.advice.tfidf as T
 
     rng = random.Random(3)
     vocab = [f"w{i}" for i in range(30)]
@@ -111,7 +111,7 @@ def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch)
 def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
     # 30 servers each with a `list_alerts`: one action-and-object block. Up to k + 1 members every pair is
     # a candidate; beyond, each member meets its k nearest (here its twin, same team), not all 29 others
-    from toolsurvey.similarity import scored_pairs
+    from toolsurvey.advice.similarity import scored_pairs
 
     tools = [Tool("list_alerts", f"Lists the open alerts of team{i // 2} with severity and owner.",
                   {"type": "object"}, server=f"s{i}") for i in range(30)]
@@ -128,7 +128,7 @@ def _eval(method):
     import csv
     from pathlib import Path
 
-    from toolsurvey.formats import load
+    from toolsurvey.inputs.formats import load
 
     data = Path(__file__).parent / "data"
     reg = load(data / "similarity_pairs.tools.json")
@@ -181,8 +181,8 @@ def test_memory_at_20k_tools_stays_under_300_mb(method):
 import resource, sys
 sys.path[:0] = [{str(root)!r}, {str(root / "bench")!r}]
 from audit import registry
-from toolsurvey.auditing import load_config
-from toolsurvey.similarity import similar_pairs
+from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.similarity import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -216,7 +216,7 @@ def test_scored_pairs_a_general_update_with_its_special_cases_only():
 
 
 def test_audit_can_use_the_scored_method():
-    from toolsurvey.auditing import audit
+    from toolsurvey.advice.audit import audit
 
     r = Registry.from_tools([
         Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="a"),

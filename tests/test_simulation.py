@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolsurvey as ts
+from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.tokens import get_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"

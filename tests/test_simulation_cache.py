@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from toolsurvey import Registry, Scenario, Tool, footprint, simulate
-from toolsurvey import simulation as S
+from toolsurvey.model import simulate as S
 
 
 def _reg(desc="Look up a customer by id."):

@@ -5,10 +5,10 @@ import json
 import pytest
 
 from toolsurvey import Registry, Tool, footprint
-from toolsurvey.calibration import CAL_PARTS
 from toolsurvey.errors import InputError
-from toolsurvey.scenario import Scenario
-from toolsurvey.simulation import simulate
+from toolsurvey.measuring.calibration import CAL_PARTS
+from toolsurvey.model.scenario import Scenario
+from toolsurvey.model.simulate import simulate
 
 
 def _calibration(tmp_path, ratio):

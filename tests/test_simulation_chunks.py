@@ -9,7 +9,7 @@ from _memory import run_measured
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey import simulation
+from toolsurvey.model import simulate as simulation
 
 
 def _sweep():

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolsurvey as ts
-from toolsurvey.prices import bundled_prices
-from toolsurvey.registry import Registry, Tool
-from toolsurvey.strategies import SEARCH_TOOL
+from toolsurvey.core.registry import Registry, Tool
+from toolsurvey.model.strategies import SEARCH_TOOL
+from toolsurvey.providers.prices import bundled_prices
 
 WORDS = "alpha beta gamma delta service deploy metric incident owner window latency error".split()
 PREFIXES = ["search", "query", "list", "describe", "create", "update", "restart", "rollback"]

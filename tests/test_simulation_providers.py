@@ -155,7 +155,7 @@ def test_a_loaded_price_file_never_drops_a_field(tmp_path):
 def test_dated_ids_and_provider_prefixes_resolve():
     a = cost("claude-sonnet-4-5-20250929", "none").summary["cost_per_task"]
     assert a == pytest.approx((11_688 * 3 + 300 * 15) / 1e6, rel=1e-12)
-    from toolsurvey.prices import price_for
+    from toolsurvey.providers.prices import price_for
 
     prices = ts.load_prices()
     assert price_for("anthropic/claude-haiku-4-5", prices).input == 1.0
@@ -163,7 +163,7 @@ def test_dated_ids_and_provider_prefixes_resolve():
 
 
 def test_default_source_is_the_dated_litellm_snapshot(tmp_path, monkeypatch):
-    from toolsurvey.prices import litellm_source
+    from toolsurvey.providers.prices import litellm_source
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no file from `toolsurvey prices update`
     assert litellm_source()["path"] == "" and litellm_source()["as_of"] == "2026-11-30"
@@ -212,7 +212,7 @@ def test_244_tools_on_an_openai_model_are_flagged_by_simulate():
 
 
 def test_244_tools_on_an_openai_model_are_flagged_by_check_and_report(cli, tmp_path):
-    from toolsurvey.budget import check
+    from toolsurvey.advice.budget import check
 
     reg = many_tools(244)
     breaches = check(reg, model="gpt-4o")

@@ -41,7 +41,7 @@ def test_package_data_notebooks_and_docs_cite_no_seed(path):
 
 def test_bundled_assumptions_name_their_sources():
     assert "Tool registry design" in ts.load_accuracy().source
-    from toolsurvey.accuracy import load_description_effect
+    from toolsurvey.model.accuracy import load_description_effect
 
     assert "Tool registry design" in load_description_effect().source
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gzip
 
-from toolsurvey._stream import Skips, documents, json_lines
+from toolsurvey.core.jsonlines import Skips, documents, json_lines
 
 
 def test_bad_lines_are_counted_and_the_rest_read(tmp_path):

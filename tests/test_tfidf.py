@@ -7,9 +7,9 @@ from conftest import ROOT
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
 from toolsurvey import load
-from toolsurvey._tfidf import Tfidf, stop_words, top_k
-from toolsurvey.auditing import load_config
-from toolsurvey.similarity import Folder, _nearest_in, neighbours, tfidf
+from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.similarity import Folder, _nearest_in, neighbours, tfidf
+from toolsurvey.advice.tfidf import Tfidf, stop_words, top_k
 
 REAL = ROOT / "tests" / "data" / "real_tools"
 

@@ -14,7 +14,7 @@ from _oracle import ENCODINGS, compact, encoding, ntok, tiktoken_spec
 from _strategies import odd_text
 from hypothesis import given, settings
 
-from toolsurvey import tokens
+from toolsurvey.core import tokens
 from toolsurvey.errors import InputError
 
 NAMES = ["o200k_base", "cl100k_base"]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from toolsurvey.cli import main
-from toolsurvey.tokens import get_encoding
-from toolsurvey.traces import load_traces
+from toolsurvey.core.tokens import get_encoding
+from toolsurvey.inputs.traces.load import load_traces
 
 DATA = Path(__file__).parent / "data" / "traces"
 REAL = DATA / "real" / "claude-code-log_representative_messages.jsonl"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from toolsurvey.errors import InputError
-from toolsurvey.traces import load_traces
+from toolsurvey.inputs.traces.load import load_traces
 
 ROOT = Path(__file__).parents[1]
 

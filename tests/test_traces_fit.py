@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import toolsurvey as ts
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.tokens import get_encoding
 
 RESULT = json.dumps({"items": [{"id": n, "title": f"issue {n} about login"} for n in range(40)]})
 R = len(get_encoding("o200k_base").encode_ordinary(RESULT))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import toolsurvey as ts
-from toolsurvey.tokens import get_encoding
+from toolsurvey.core.tokens import get_encoding
 
 pytest.importorskip("opentelemetry.sdk")
 pytest.importorskip("opentelemetry.exporter.otlp.proto.common")

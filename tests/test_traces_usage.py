@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import toolsurvey as ts
+from toolsurvey.advice.planning import plan
 from toolsurvey.cli import main
-from toolsurvey.planning import plan
-from toolsurvey.usage import load_usage
+from toolsurvey.inputs.usage import load_usage
 
 ROOT = Path(__file__).parents[1]
 REG = ROOT / "data" / "registries" / "ops_assistant.json"

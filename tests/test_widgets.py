@@ -7,7 +7,7 @@ import pytest
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey import widgets
+from toolsurvey.present import widgets
 
 REGISTRY = DATA / "registries" / "ops_assistant.json"
 ISSUES = DATA / "responses" / "list_issues"

@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     # Only the sub-command being run needs its options: the first word not starting with "-".
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
-    from ..formats import MAX_INPUT_BYTES, input_limit
+    from ..inputs.formats import MAX_INPUT_BYTES, input_limit
 
     _received.clear()
     previous = _on_termination(_terminate)
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"toolsurvey: terminated by {signal.Signals(signum).name}", file=sys.stderr)
         return 128 + signum
     except ToolsurveyError as e:
-        from .._markdown import visible
+        from ..present.markdown import visible
 
         print(f"toolsurvey {args.command}: error: {visible(e)}", file=sys.stderr)
         return 2

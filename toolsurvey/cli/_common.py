@@ -10,9 +10,9 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from .._io import STDOUT, atomic_write, safe_text, spreadsheet_safe
-from .._markdown import visible
+from ..core.writing import STDOUT, atomic_write, safe_text, spreadsheet_safe
 from ..errors import InputError
+from ..present.markdown import visible
 
 if TYPE_CHECKING:  # pandas is imported where a table is rendered, so parsing arguments stays fast
     import pandas as pd
@@ -31,7 +31,7 @@ def add_registry_args(p: argparse.ArgumentParser) -> None:
 
 
 def load_registry(args: argparse.Namespace):
-    from ..formats import load
+    from ..inputs.formats import load
 
     reg = load(*args.paths, format=args.input_format)
     print_warnings(reg.warnings)
@@ -89,7 +89,7 @@ def add_output_file_arg(p: argparse.ArgumentParser) -> None:
 def _cell(v: Any, col: str) -> str:
     """The one place a table cell becomes text: numbers with their column's unit (`toolsurvey._rich`),
     third-party text with control and bidi characters escaped so it cannot drive the terminal."""
-    from .._units import cell
+    from ..present.units import cell
 
     return "" if v is None else visible(cell(v, col))
 

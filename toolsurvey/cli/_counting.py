@@ -97,14 +97,14 @@ def counted_table(reg, table, args: argparse.Namespace):
     if getattr(args, "dry_run", False) and not getattr(args, "count_with", None):
         raise InputError("--dry-run applies to --count-with PROVIDER:MODEL, which is not given")
     if getattr(args, "count_with", None):
-        from ..counting import dry_run, exact_footprint
+        from ..measuring.counting import dry_run, exact_footprint
 
         if args.dry_run:
             sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **dry_run_kwargs(args))))
             return None
         return exact_footprint(reg, args.count_with, **endpoint_kwargs(args))
     if getattr(args, "calibration", None):
-        from ..calibration import apply_calibration, load_calibration
+        from ..measuring.calibration import apply_calibration, load_calibration
 
         return apply_calibration(table, load_calibration(args.calibration))
     return table

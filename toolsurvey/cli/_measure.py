@@ -21,7 +21,7 @@ def measure_kwargs(args: argparse.Namespace) -> dict:
 
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
     """The scenario fields `report` and `plan` take as options, as `simulate` does (model: --model)."""
-    from .._choices import CACHING
+    from ..core.choices import CACHING
     from ._args import above, at_least
 
     p.add_argument("--tasks-per-day", dest="tasks_per_day", type=above(0), help="completed tasks per day")

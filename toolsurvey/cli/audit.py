@@ -9,7 +9,7 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from .._choices import SEVERITIES
+    from ..core.choices import SEVERITIES
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
@@ -31,11 +31,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def header(findings, tools: int) -> str:
-    from .._choices import SEVERITIES
+    from ..core.choices import SEVERITIES
 
     counts = findings["severity"].value_counts()
     per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"
-    from ..advice import price_findings
+    from ..advice.pricing import price_findings
 
     priced = price_findings(findings)  # each text counted once, as the report and the plan count it
     saving = int(round(priced[priced > 0].sum()))
@@ -48,7 +48,7 @@ def header(findings, tools: int) -> str:
 def markdown(df, head: str) -> str:
     import pandas as pd
 
-    from .._markdown import table
+    from ..present.markdown import table
 
     numeric = [i for i, c in enumerate(df.columns) if c in ("tokens", "findings", "tools", "group")]
     rows = [["" if pd.isna(v) else v for v in r] for r in df.itertuples(index=False)]
@@ -56,7 +56,7 @@ def markdown(df, head: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..auditing import audit, fails, summary
+    from ..advice.audit import audit, fails, summary
     from ._common import emit, load_registry, write
 
     reg = load_registry(args)

@@ -25,13 +25,13 @@ def run(args: argparse.Namespace) -> int:
     import json
     import sys
 
-    from ..calibration import VARIANTS, calibrate, calibration_table, save_calibration
+    from ..measuring.calibration import VARIANTS, calibrate, calibration_table, save_calibration
     from ._common import load_registry, render_table
     from ._counting import dry_run_kwargs, dry_run_text, endpoint_kwargs
 
     reg = load_registry(args)
     if args.dry_run:
-        from ..counting import dry_run
+        from ..measuring.counting import dry_run
 
         info = dry_run(reg, args.provider, **dry_run_kwargs(args))
         info["to_send"] += len(VARIANTS) * info["parts"]  # one all-tools request per removed part

@@ -25,8 +25,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._markdown import visible
-    from ..budget import check, parse_increase
+    from ..advice.budget import check, parse_increase
+    from ..present.markdown import visible
     from ._common import load_registry
     from ._measure import measure_kwargs
 

@@ -8,7 +8,7 @@ HELP = "convert tool definitions between MCP, OpenAI, Anthropic, Gemini and regi
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..formats import FORMATS
+    from ..inputs.formats import FORMATS
     from ._common import add_output_file_arg, add_registry_args
 
     add_registry_args(p)
@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from ..errors import InputError
-    from ..formats import dump
+    from ..inputs.formats import dump
     from ._common import load_registry, write
 
     reg = load_registry(args)

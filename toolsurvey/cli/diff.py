@@ -22,7 +22,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..diffing import diff
+    from ..advice.diff import diff
     from ._common import emit, load_registry, write
     from ._measure import measure_kwargs
 

@@ -18,7 +18,7 @@ error); 2 bad arguments or config."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..discovery import (
+    from ..inputs.discovery import (
         DEFAULT_CONCURRENCY,
         DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_LIST_TIMEOUT,
@@ -63,9 +63,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
-    from .._mcp_config import is_url, parse_env, parse_header
-    from ..discovery import discover, failures, name_problems, save_snapshot, snapshot
     from ..errors import InputError
+    from ..inputs.configs import is_url, parse_env, parse_header
+    from ..inputs.discovery import discover, failures, name_problems, save_snapshot, snapshot
     from ._common import print_warnings, write
     from ._progress import Bar
 
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_failure(warning: str, reg) -> bool:
-    from ..discovery import failures
+    from ..inputs.discovery import failures
 
     return any(warning == f"server {n!r}: {e}" for n, e in failures(reg).items())
 
@@ -105,7 +105,7 @@ def _is_failure(warning: str, reg) -> bool:
 def _progress(stream, bar):
     """Print one line per server as it ends (works in logs, not only terminals), above `bar`, the
     progress bar of the servers a terminal shows."""
-    from .._markdown import visible
+    from ..present.markdown import visible
 
     state = {"started": 0, "ended": 0}
 
@@ -130,7 +130,7 @@ def _summary(reg) -> str:
     """One row per server: status, tools, tokens (compact JSON, o200k_base), identity, protocol."""
     import pandas as pd
 
-    from ..measure import footprint
+    from ..measuring.footprint import footprint
     from ._common import render_table
 
     table = footprint(reg)
@@ -142,7 +142,7 @@ def _summary(reg) -> str:
                      "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
                      "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
                      "protocol": s.info.get("protocolVersion", "")})
-    from .._rich import plural
+    from ..present.units import plural
 
     header = (f"{plural(len(reg), 'tool')} from {plural(len(reg.servers), 'server')}: {int(table.tokens.sum()):,} tokens "
               f"per request ({table.attrs['render']} rendering, {table.attrs['encoding']}, instructions included)")

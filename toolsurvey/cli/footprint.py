@@ -28,8 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .._footprint import PARTS, TEXT_COLUMNS, footprint_columns
-    from .._units import plural
+    from ..measuring.parts import PARTS, TEXT_COLUMNS, footprint_columns
+    from ..present.units import plural
     from ._common import emit, emit_rows, load_registry
 
     reg = load_registry(args)
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     if args.by == "tool" and not (args.count_with or args.calibration or args.dry_run):
         columns, a = footprint_columns(reg, **kw)  # plain columns: no pandas, so it starts fast
     else:
-        from ..measure import footprint
+        from ..measuring.footprint import footprint
         from ._counting import counted_table
 
         table = counted_table(reg, footprint(reg, **kw), args)  # --count-with / --calibration
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
               f"{sum(tokens):,} tokens per request ({a['render']} rendering, {a['encoding']}{model})\n"
               f"method: {a['method']}")
     if args.by != "tool":
-        from ..measure import by_part, by_server
+        from ..measuring.footprint import by_part, by_server
 
         out = by_server(table) if args.by == "server" else by_part(table)
         if args.top is not None:

@@ -52,7 +52,7 @@ def _window(text: str) -> float | None:
 
 
 def _fmt(v: float, unit: str) -> str:
-    from .._rich import money, number
+    from ..present.units import money, number
 
     if v != v:
         return "-"
@@ -66,7 +66,7 @@ def _fmt(v: float, unit: str) -> str:
 def _pretty(table):
     import pandas as pd
 
-    from .._rich import points
+    from ..present.units import points
 
     rows = []
     for r in table.itertuples(index=False):
@@ -91,9 +91,9 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..assumed import unstated_line, with_options
+    from ..advice.planning import plan
     from ..errors import InputError
-    from ..planning import plan
+    from ..model.assumed import unstated_line, with_options
     from ._common import emit, fit, load_registry, print_warnings, render_table, write
 
     reg = load_registry(args)
@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
                              "wrong_rate": 3, "success": 3, "input_tokens_per_task": 0, "cost_per_task": 4,
                              "cost_per_completed_task": 4})
     if args.format == "markdown":
-        from .._markdown import escape, table
+        from ..present.markdown import escape, table
 
         def md(df, right):
             return table(list(df.columns), [list(r) for r in df.itertuples(index=False)], right=right)

@@ -21,8 +21,8 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from ..errors import InputError
-    from ..prices import LITELLM_URL, litellm_source, load_prices, price_for, update_prices
-    from ..provider_rules import caching_rules, limits
+    from ..providers.prices import LITELLM_URL, litellm_source, load_prices, price_for, update_prices
+    from ..providers.rules import caching_rules, limits
     from ._common import render_table
 
     if args.action == "update":

@@ -33,7 +33,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..reporting import format_for, report
+    from ..present.report import format_for, report
     from ._common import load_registry, visible_lines
     from ._measure import measure_kwargs, scenario_options
 

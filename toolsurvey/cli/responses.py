@@ -8,7 +8,7 @@ HELP = "measure tool results (files, folders, JSONL traces, MCP results, URLs): 
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from .._choices import DEFAULT_CAP, SERIALIZATIONS
+    from ..core.choices import DEFAULT_CAP, SERIALIZATIONS
     from ._args import above, at_least
     from ._common import add_output_args
 
@@ -44,9 +44,9 @@ def _check_paths(text: str | None, flag: str) -> None:
     """A --keep/--drop list must parse: dotted keys, each optionally with [] list steps; raises InputError."""
     import re
 
-    from .._jsontree import path_parts
+    from ..core.jsontree import path_parts
     from ..errors import InputError
-    from ..trimming import parse_paths
+    from ..measuring.trimming import parse_paths
 
     for path in parse_paths(text):
         if not path_parts(path):
@@ -58,7 +58,7 @@ def _check_paths(text: str | None, flag: str) -> None:
 
 def _unmatched(payloads: list, keep: str) -> list[int]:
     """Indices of the JSON results in which no --keep path matched anything."""
-    from ..trimming import keep_paths
+    from ..measuring.trimming import keep_paths
 
     out = []
     for i, p in enumerate(payloads):
@@ -83,8 +83,8 @@ def _trimming(args: argparse.Namespace) -> dict | None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..payloads import read_payloads
-    from ..responses import field_costs, measure_responses, rank_fields, response_stats
+    from ..inputs.payloads import read_payloads
+    from ..measuring.responses import field_costs, measure_responses, rank_fields, response_stats
     from ._common import emit, print_warnings
 
     _check_paths(args.keep, "--keep")

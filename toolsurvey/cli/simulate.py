@@ -12,7 +12,7 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from .._choices import CACHE_TTLS, CACHING, STRATEGIES
+    from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
     from ._args import above, at_least
     from ._common import add_output_args
 
@@ -83,7 +83,7 @@ def parse_list(text: str, name: str, *, kind=int, low: int = 1, high: int | None
 
 def grid(args: argparse.Namespace) -> tuple[object, dict]:
     """The base scenario and the swept fields from the options."""
-    from ..scenario import Scenario, load_scenario
+    from ..model.scenario import Scenario, load_scenario
     from ._args import MAX_STEPS
 
     base = load_scenario(args.scenario) if args.scenario else Scenario()
@@ -115,13 +115,13 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from ..simulation import simulate, sweep
+    from ..model.simulate import simulate, sweep
     from ._common import fit, load_registry, print_warnings, render_table, write
 
     base, axes = grid(args)  # option values checked before the registry is read
     reg = load_registry(args) if args.paths else None
     if args.usage:
-        from ..advice import baseline
+        from ..advice.pricing import baseline
 
         base = baseline(reg, base, args.usage)
     with warnings.catch_warnings(record=True) as caught:
@@ -168,7 +168,7 @@ def _table(out, wide: bool) -> str:
     the columns that are the same on every row are named once above the table (all of them with --wide)."""
     import pandas as pd
 
-    from .._rich import cell
+    from ..present.units import cell
     from ._common import fit, render_table
 
     if wide:

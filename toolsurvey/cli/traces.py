@@ -9,7 +9,7 @@ HELP = "read agent traces (Claude Code JSONL, OTLP JSON, provider request logs):
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from .._choices import TRACE_BY, TRACE_ENGINES, TRACE_FORMATS
+    from ..core.choices import TRACE_BY, TRACE_ENGINES, TRACE_FORMATS
     from ._common import add_output_args
 
     p.add_argument("paths", nargs="+", metavar="PATH", help="trace files (.jsonl, .json, .gz), folders or globs")
@@ -30,7 +30,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from ..traces import load_traces
+    from ..inputs.traces.load import load_traces
     from ._common import emit, print_warnings
     from ._progress import Bar
 

@@ -1,0 +1,452 @@
+"""Tool results as the model receives them, read from files, folders, JSONL traces, MCP results and URLs."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import os
+import re
+import struct
+import sys
+import time
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..core import jsontree as _jsontree
+from ..errors import InputError
+
+TRACE_SUFFIXES = (".jsonl", ".ndjson")
+SAMPLE_SUFFIXES = (".json", ".txt", "") + TRACE_SUFFIXES  # what a folder is searched for
+MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
+MAX_FETCH_BYTES = 256 * 1024 * 1024
+# A JSON file this large is measured as a stream (JSONFile) when it is not to be trimmed: held parsed,
+# a JSON document takes about 10x its size.
+STREAM_JSON_BYTES = 8 * 2**20
+_SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
+_NOT_JSON = object()
+_EXPECTED = "a JSON or text file, a folder of samples or a .jsonl trace"
+
+MCP_METHOD = (
+    "MCP tools/call results: each text block and each text resource counts as its text; images (image "
+    "blocks and image blob resources) count by the provider image rule in assumptions/images.toml; "
+    "other blob resources count as their base64 text; resource links as the compact JSON of the link; "
+    "audio is not counted (warned). structuredContent counts only when the result has no text block, "
+    "because the MCP spec asks servers to repeat it as a text block and clients pass the blocks on."
+)
+
+
+@dataclass
+class Payload:
+    """One tool result: the text blocks the model reads, the parsed JSON if any, and where it came from."""
+
+    tool: str
+    blocks: tuple[str, ...]
+    value: Any = _NOT_JSON
+    kind: str = "json"  # json: a JSON value sent as compact JSON; text: text as given; mcp: an MCP result
+    server: str | None = None
+    source: str = ""
+    timestamp: str | None = None
+    image_tokens: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def is_json(self) -> bool:
+        return self.value is not _NOT_JSON
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.blocks)
+
+    @classmethod
+    def from_value(cls, value: Any, tool: str = "(value)", **kw) -> Payload:
+        """A structured result, sent to the model as compact JSON; raises InputError for non-JSON values."""
+        try:
+            text = _jsontree.compact(value)
+        except (TypeError, ValueError) as e:
+            raise InputError(f"expected a JSON value for tool {tool!r}, found {type(value).__name__} ({e})") from None
+        return cls(tool=tool, blocks=(text,), value=value, kind="json", **kw)
+
+    @classmethod
+    def from_text(cls, text: str, tool: str = "(text)", **kw) -> Payload:
+        """A text result, counted as given; if it is JSON its fields can still be attributed."""
+        return cls(tool=tool, blocks=(text,), value=_parse_or_not(text), kind="text", **kw)
+
+
+@dataclass
+class JSONFile:
+    """A large JSON file, measured from the stream of its compact JSON's fragments (`_jsonstream`)
+    rather than held parsed; `load()` reads it whole when streaming cannot reproduce it exactly."""
+
+    tool: str
+    path: Path
+    server: str | None = None
+    kind: str = "json"
+    timestamp: str | None = None
+    image_tokens: int = 0
+    notes: tuple = ()
+
+    @property
+    def source(self) -> str:
+        return str(self.path)
+
+    def load(self) -> tuple[Payload, list[str]]:
+        """The Payload and warnings of the file read whole; raises InputError as `read_bytes` does."""
+        return _file_payload(self.path, self.tool, self.server)
+
+
+def _parse_or_not(text: str) -> Any:
+    head = text.lstrip()[:1]
+    if head not in ("{", "["):
+        return _NOT_JSON
+    try:
+        return _jsontree.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def is_mcp_result(value: Any) -> bool:
+    """True for an MCP CallToolResult: an object of content blocks, optionally structuredContent and isError."""
+    return (isinstance(value, dict) and isinstance(value.get("content"), list) and set(value) <= MCP_KEYS
+            and all(isinstance(b, dict) and isinstance(b.get("type"), str) for b in value["content"]))
+
+
+def from_mcp(result: dict, tool: str, **kw) -> Payload:
+    """The model's view of an MCP tools/call result (see MCP_METHOD)."""
+    blocks, images, notes = [], 0, []
+    for i, b in enumerate(result["content"]):
+        kind = b["type"]
+        if kind == "text":
+            blocks.append(str(b.get("text", "")))
+        elif kind == "image":
+            n, note = image_tokens(b.get("data", ""), b.get("mimeType"))
+            images += n
+            notes += [f"content[{i}]: {note}"] if note else []
+        elif kind == "resource":
+            res = b.get("resource") or {}
+            if "text" in res:
+                blocks.append(str(res["text"]))
+            elif str(res.get("mimeType", "")).startswith("image/"):
+                n, note = image_tokens(res.get("blob", ""), res.get("mimeType"))
+                images += n
+                notes += [f"content[{i}]: {note}"] if note else []
+            else:
+                blocks.append(str(res.get("blob", "")))
+        elif kind == "resource_link":
+            blocks.append(_jsontree.compact({k: v for k, v in b.items() if k != "type"}))
+        elif kind == "audio":
+            notes.append(f"content[{i}]: audio block not counted (no provider rule for audio in tool results)")
+        else:
+            blocks.append(_jsontree.compact(b))
+            notes.append(f"content[{i}]: unknown block type {kind!r}, counted as its compact JSON")
+    if "structuredContent" in result and not any(b["type"] == "text" for b in result["content"]):
+        blocks.append(_jsontree.compact(result["structuredContent"]))
+    value = _parse_or_not(blocks[0]) if len(blocks) == 1 else _NOT_JSON
+    return Payload(tool=tool, blocks=tuple(blocks), value=value, kind="mcp", image_tokens=images,
+                   notes=notes, **kw)
+
+
+@lru_cache(maxsize=1)
+def image_rule() -> dict:
+    """The image counting rule (assumptions/images.toml, [anthropic])."""
+    text = resources.files("toolsurvey").joinpath("assumptions", "images.toml").read_text("utf-8")
+    return tomllib.loads(text)["anthropic"]
+
+
+def image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG, GIF, JPEG or WebP header, or None if it cannot be read."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        return struct.unpack(">II", data[16:24])
+    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
+        return struct.unpack("<HH", data[6:10])
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
+        chunk = data[12:16]
+        if chunk == b"VP8 ":
+            w, h = struct.unpack("<HH", data[26:30])
+            return w & 0x3FFF, h & 0x3FFF
+        if chunk == b"VP8L":
+            b = int.from_bytes(data[21:25], "little")
+            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
+        if chunk == b"VP8X":
+            return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                return None
+            marker = data[i + 1]
+            length = int.from_bytes(data[i + 2:i + 4], "big")
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                h, w = struct.unpack(">HH", data[i + 5:i + 9])
+                return w, h
+            i += 2 + length
+    return None
+
+
+def image_tokens(b64: str, mime: str | None = None) -> tuple[int, str]:
+    """Tokens an image costs by the provider rule, and a note when its size could not be read."""
+    rule = image_rule()
+    text = str(b64)
+    if text.startswith("data:"):  # a data URL: data:image/png;base64,....
+        text = text.partition(",")[2]
+    text = re.sub(r"[^A-Za-z0-9+/]", "", text[:65536])  # the header is enough to read the size
+    try:
+        head = base64.b64decode(text[:len(text) // 4 * 4])
+    except (binascii.Error, ValueError):
+        head = b""
+    size = image_size(head)
+    if size is None or 0 in size:
+        return rule["max_tokens"], f"image ({mime or 'unknown type'}) of unreadable size, counted at the cap of {rule['max_tokens']}"
+    w, h = size
+    scale = min(1.0, rule["max_long_edge"] / max(w, h),
+                math.sqrt(rule["max_tokens"] * rule["pixels_per_token"] / (w * h)))
+    return min(rule["max_tokens"], math.ceil(int(w * scale) * int(h * scale) / rule["pixels_per_token"])), ""
+
+
+def decode(data: bytes, source: str) -> tuple[str, list[str]]:
+    """UTF-8 text of `data`; invalid bytes become U+FFFD with a warning naming the first bad offset."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as e:
+        return data.decode("utf-8", errors="replace"), [
+            f"{source}: not valid UTF-8 (first bad byte at offset {e.start}); invalid bytes replaced by U+FFFD"]
+
+
+def payload_from_text(text: str, tool: str, source: str, strict_json: bool, **kw) -> tuple[Payload, list[str]]:
+    """A file's or response's text as a Payload: JSON when it parses, MCP when shaped so, else text."""
+    value = _NOT_JSON
+    warnings = []
+    stripped = text.lstrip()
+    if stripped[:1] in ("{", "[") or strict_json:
+        try:
+            value = _jsontree.loads(text)
+        except ValueError as e:
+            if strict_json:
+                warnings.append(f"{source}: not JSON ({e}); measured as text")
+    if value is _NOT_JSON:
+        return Payload(tool=tool, blocks=(text,), kind="text", source=source, **kw), warnings
+    return payload_from_value(value, tool, source, **kw), warnings
+
+
+def payload_from_value(value: Any, tool: str, source: str, **kw) -> Payload:
+    if isinstance(value, dict) and "jsonrpc" in value and isinstance(value.get("result"), dict):
+        value = value["result"]  # a whole JSON-RPC response: the result is what the client sees
+    if is_mcp_result(value):
+        p = from_mcp(value, tool, source=source, **kw)
+    else:
+        p = Payload.from_value(value, tool, source=source, **kw)
+    return p
+
+
+def redact_url(url: str) -> str:
+    """The URL without user info and with secret-looking query values replaced by '***'."""
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    if parts.username or parts.password:
+        netloc = "***@" + netloc
+    query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in parse_qsl(parts.query, True)])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+
+
+def parse_headers(items: list[str] | dict | None) -> dict[str, str]:
+    """'Name: value' strings to a dict; raises InputError (without echoing values) for malformed ones."""
+    if not items:
+        return {}
+    if isinstance(items, dict):
+        return {str(k): str(v) for k, v in items.items()}
+    out = {}
+    for i, item in enumerate(items, 1):
+        name, sep, value = str(item).partition(":")
+        if not sep or not name.strip() or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
+            raise InputError(f"header #{i} is not of the form 'Name: value' (value not shown)")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[bytes, str]:
+    """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
+    import httpx
+
+    from ..core.http import deadline_timeout, read_capped
+    from .configs import check_url
+
+    shown = redact_url(check_url(url, "the source"))
+    deadline = time.monotonic() + timeout  # the whole fetch, redirects and a slow trickle included
+    try:
+        with httpx.Client(timeout=deadline_timeout(timeout, deadline), follow_redirects=True) as client:
+            with client.stream("GET", url, headers=headers) as r:
+                if r.status_code >= 400:
+                    raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
+                body = read_capped(r, max_bytes=MAX_FETCH_BYTES, deadline=deadline, where=shown)
+                ctype = r.headers.get("content-type", "")
+    except httpx.TimeoutException:
+        raise InputError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
+    except httpx.HTTPError as e:
+        raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
+    return body, ctype
+
+
+def _url_tool(url: str) -> str:
+    parts = urlsplit(url)
+    segs = [s for s in parts.path.split("/") if s]
+    return segs[-1] if segs else (parts.hostname or "url")
+
+
+def _trace_lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line of a trace file (a regular file, at most --max-input-bytes), read
+    one line at a time, so a trace is never held in memory whole; invalid UTF-8 is replaced and warned
+    about per line."""
+    from .formats import input_lines
+
+    for n, raw in enumerate(input_lines(path, "file", _EXPECTED), 1):
+        if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            yield n, raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            warnings.append(f"{path}:{n}: not valid UTF-8 (first bad byte at offset {e.start} of the "
+                            "line); invalid bytes replaced by U+FFFD")
+            yield n, raw.decode("utf-8", errors="replace")
+
+
+def _trace_records(path: Path, lines, warnings: list[str], server: str | None) -> Iterator[Payload]:
+    for n, line in lines:
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            rec = _jsontree.loads(line)
+        except ValueError as e:
+            warnings.append(f"{where}: not JSON ({e}); line skipped")
+            continue
+        if not isinstance(rec, dict) or not isinstance(rec.get("tool"), str) or "result" not in rec:
+            found = f"keys {sorted(rec)[:8]}" if isinstance(rec, dict) else type(rec).__name__
+            warnings.append(f"{where}: expected an object with a string 'tool' and a 'result', found {found}; "
+                            "line skipped")
+            continue
+        srv = rec.get("server")
+        kw = dict(server=sys.intern(srv) if isinstance(srv, str) else server,
+                  timestamp=str(rec["timestamp"]) if rec.get("timestamp") is not None else None)
+        result, name = rec["result"], sys.intern(rec["tool"])  # one string per tool, however many results
+        if isinstance(result, str):
+            yield Payload.from_text(result, name, source=where, **kw)
+        else:
+            yield payload_from_value(result, name, where, **kw)
+
+
+def _file_payload(f: Path, tool: str, server: str | None) -> tuple[Payload, list[str]]:
+    """A file's (or standard input's) result and warnings; raises InputError as `read_bytes` does."""
+    from .formats import read_bytes  # regular files or -, at most --max-input-bytes
+
+    text, warnings = decode(read_bytes(f, "file", _EXPECTED), str(f))
+    stdin = str(f) == "-"
+    p, w = payload_from_text(text, tool, "standard input" if stdin else str(f), f.suffix.lower() == ".json",
+                             server=server)
+    return p, warnings + w
+
+
+def _large_json(f: Path) -> bool:
+    """True for a file of at least STREAM_JSON_BYTES that starts (after a BOM and spaces) an object or list."""
+    from .formats import input_chunks
+
+    try:
+        if f.stat().st_size < STREAM_JSON_BYTES:
+            return False
+    except OSError:
+        return False  # reading it whole words the error
+    chunks = input_chunks(f, "file", _EXPECTED)
+    head = next(chunks, b"")
+    chunks.close()
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\n\r")[:1] in (b"{", b"[")
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and p.suffix.lower() in SAMPLE_SUFFIXES
+                  and not any(part.startswith(".") for part in p.relative_to(folder).parts))
+
+
+def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, server: str | None = None,
+                  headers: list[str] | dict | None = None, timeout: float = 30.0, stream_json: bool = False
+                  ) -> Iterator[Payload | JSONFile]:
+    """`read_payloads`, one payload at a time (a .jsonl trace is read line by line), appending warnings
+    to `warnings` as it goes (not the payloads' own notes); with `stream_json`, a large JSON file is a
+    JSONFile, not read yet. Raises InputError as `read_payloads` does, except when nothing could be read."""
+    hdrs = parse_headers(headers)
+    for src in sources:
+        if isinstance(src, Payload):
+            yield src
+        elif isinstance(src, str) and re.match(r"https?://", src, re.I):
+            body, ctype = fetch(src, hdrs, timeout)
+            shown = redact_url(src)
+            text, w = decode(body, shown)
+            p, w2 = payload_from_text(text, tool or _url_tool(src), shown, "json" in ctype, server=server)
+            warnings += w + w2
+            yield p
+        elif isinstance(src, str | os.PathLike):
+            if not str(src).strip():
+                raise InputError("empty path; expected a file, a folder, a .jsonl trace or an http(s) URL")
+            path = Path(src)
+            traces = set()
+            if str(src) == "-":  # standard input: one result
+                files = [path]
+            else:
+                from .traces.load import load_traces, trace_files  # agent traces: their recorded tool results
+
+                traces = trace_files(path)
+                if traces:
+                    tr = load_traces(traces)
+                    yield from tr.to_payloads()
+                    warnings += tr.problems
+                files = [f for f in _files(path) if str(f) not in traces] if path.is_dir() else None
+            if files is not None:
+                if not files and not traces:
+                    warnings.append(f"{path}: no {', '.join(s for s in SAMPLE_SUFFIXES if s)} files in this folder")
+            elif path.is_file():
+                files = [path]
+            else:
+                raise InputError(f"no such file or folder: {path} (expected a JSON or text file, a folder of "
+                                 "samples, a .jsonl trace or an http(s) URL)")
+            for f in (f for f in files if str(f) not in traces):
+                if f.suffix.lower() in TRACE_SUFFIXES:
+                    yield from _trace_records(f, _trace_lines(f, warnings), warnings, server)
+                    continue
+                stdin = str(f) == "-"
+                name = tool or ("stdin" if stdin else f.resolve().parent.name or "(file)")
+                if stream_json and not stdin and _large_json(f):
+                    yield JSONFile(name, f, server=server)
+                    continue
+                p, w = _file_payload(f, name, server)
+                warnings += w
+                yield p
+        else:
+            yield payload_from_value(src, tool or "(value)", "(value)", server=server)
+
+
+def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
+                  headers: list[str] | dict | None = None, timeout: float = 30.0
+                  ) -> tuple[list[Payload], list[str]]:
+    """Payloads and warnings from paths (files, folders, .jsonl traces), http(s) URLs, Payloads or JSON values.
+
+    A file's tool is the name of its folder unless `tool` is given. Raises InputError for a
+    missing path, an unreachable URL or when nothing at all could be read.
+    """
+    warnings: list[str] = []
+    payloads = list(iter_payloads(*sources, tool=tool, server=server, headers=headers, timeout=timeout,
+                                  warnings=warnings))
+    for p in payloads:
+        warnings += [f"{p.source}: {n}" for n in p.notes]
+    if not payloads and sources:
+        raise InputError("no tool results found in the inputs" + (f" ({len(warnings)} warnings: {warnings[0]})"
+                                                                  if warnings else ""))
+    return payloads, warnings

@@ -1,0 +1,114 @@
+"""Measure a Registry: exact tokens per tool and per part, under a named rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from ..core.registry import Registry
+from ..core.tokens import DEFAULT_ENCODING, get_encoding
+from ..errors import InputError
+from ..providers import render as R
+from .parts import PARTS, TEXT_COLUMNS, as_tiktoken_sees, byte_lengths, footprint_columns, parts_many
+
+
+@cache
+def _byte_lengths(encoding: str) -> np.ndarray:
+    """Length in bytes of every token id of `encoding` (0 for ids that are not tokens)."""
+    return np.array(byte_lengths(encoding), dtype=np.int64)
+
+
+class Counter:
+    """Counts rendered tools with one encoding, attributing each token to the part it starts in."""
+
+    def __init__(self, encoding: str = DEFAULT_ENCODING):
+        enc = get_encoding(encoding)
+        self.encoding = encoding
+        self._encode = enc.encode_ordinary
+        self._to_numpy = enc.encode_to_numpy
+        self._lengths = _byte_lengths(encoding)
+
+    def tokens(self, text: str) -> np.ndarray:
+        """Token ids of `text`, special-token strings counted as ordinary text."""
+        try:  # a numpy buffer straight from tiktoken: no Python list of ints is built
+            return self._to_numpy(text, disallowed_special=())
+        except UnicodeEncodeError:
+            return self._to_numpy(as_tiktoken_sees(text), disallowed_special=())
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`."""
+        return len(self.tokens(text))
+
+    def parts(self, rendered: R.Rendered) -> dict[str, int]:
+        """Tokens per part of one rendered tool; they add up to the tool's tokens."""
+        return parts_many([rendered], self.encoding)[0]
+
+    def owners(self, tokens: np.ndarray, seg_bytes) -> np.ndarray:
+        """Index of the segment holding each token's first byte, the segments (byte lengths) laid end to end."""
+        lengths = self._lengths[tokens]
+        starts = np.cumsum(lengths) - lengths  # byte offset of each token in all segments end to end
+        return np.searchsorted(np.cumsum(seg_bytes), starts, side="right")
+
+    def counts(self, texts: Iterable[str]) -> list[int]:
+        """Tokens of each text."""
+        encode = self._encode
+        return [len(encode(t)) for t in texts]
+
+
+def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json",
+              model: str | None = None, tool_choice: str = "auto", parts: bool = True) -> pd.DataFrame:
+    """One row per tool with its tokens by part, plus rows for server instructions and the
+    per-request overhead, so that `table.tokens.sum()` is the tokens one request carries.
+
+    `parts=False` skips the part breakdown (faster): tool rows then carry only `tokens`.
+    Raises InputError for an unknown rendering, encoding or model.
+    """
+    columns, attrs = footprint_columns(reg, encoding=encoding, render=render, model=model,
+                                       tool_choice=tool_choice, parts=parts)
+    table = pd.DataFrame({c: v if c in TEXT_COLUMNS else np.array(v, dtype=np.int64) for c, v in columns.items()})
+    table.attrs.update(attrs)
+    from ..present.views import Footprint
+
+    return Footprint.of(table)
+
+
+def tools_only(table: pd.DataFrame) -> pd.DataFrame:
+    """The per-tool rows of a footprint table."""
+    return table[table["kind"] == "tool"]
+
+
+def request_total(table: pd.DataFrame) -> int:
+    """Tokens one request carries for the whole tool surface (tools, instructions, overhead)."""
+    return int(table["tokens"].sum())
+
+
+def by_server(table: pd.DataFrame) -> pd.DataFrame:
+    """Per server: tools, tokens (with instructions), share of the request, median and p90 per tool."""
+    t = table[table["kind"] != "overhead"]
+    tools = tools_only(table).groupby("server", sort=False)["tokens"]
+    out = pd.DataFrame({
+        "tools": tools.size(),
+        "tokens": t.groupby("server", sort=False)["tokens"].sum(),
+        "median": tools.median(),
+        "p90": tools.quantile(0.9),
+    }).fillna(0)
+    out["tools"] = out["tools"].astype("int64")
+    total = request_total(table)
+    out["share"] = out["tokens"] / total if total else 0.0
+    out = out.sort_values("tokens", ascending=False)
+    out.index.name = "server"
+    return out.reset_index()[["server", "tools", "tokens", "share", "median", "p90"]]
+
+
+def by_part(table: pd.DataFrame) -> pd.DataFrame:
+    """Tokens per part across the request, with their share; raises InputError for a totals-only table."""
+    if table.attrs.get("parts") is False:
+        raise InputError("this footprint was measured with parts=False; measure with parts=True for parts")
+    sums = table[list(PARTS)].sum()
+    total = int(sums.sum())
+    out = pd.DataFrame({"part": sums.index, "tokens": sums.values.astype("int64")})
+    out["share"] = out["tokens"] / total if total else 0.0
+    return out[out["tokens"] != 0].reset_index(drop=True)

@@ -1,0 +1,154 @@
+"""A registry's footprint as plain columns: tokens per tool and per part, under a named rendering.
+
+Plain Python (no pandas or numpy), so `toolsurvey footprint` starts as fast as tiktoken itself;
+`measure.footprint` turns these columns into its DataFrame.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable
+from functools import cache
+from itertools import accumulate
+
+from ..core.registry import Registry
+from ..core.tokens import DEFAULT_ENCODING, get_encoding
+from ..errors import InputError
+from ..providers import render as R
+
+# Row-level parts besides the tool parts: the per-request overhead and server instructions.
+PARTS = R.PARTS + ("instructions", "overhead")
+DEFAULT_MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
+TEXT_COLUMNS = ("server", "tool", "kind")
+_JSON_RENDERINGS = ("json", "sent", "anthropic")
+
+
+@cache
+def byte_lengths(encoding: str) -> list[int]:
+    """Length in bytes of every token id of `encoding` (0 for ids that are not tokens)."""
+    enc = get_encoding(encoding)
+    out = [0] * enc.n_vocab
+    ranks = getattr(enc, "_mergeable_ranks", None)
+    if isinstance(ranks, dict) and ranks:  # 30x faster than asking for each id's bytes
+        for token, i in ranks.items():
+            out[i] = len(token)
+        for text, i in enc._special_tokens.items():
+            out[i] = len(text.encode("utf-8"))
+        return out
+    for i in range(enc.n_vocab):
+        try:
+            out[i] = len(enc.decode_single_token_bytes(i))
+        except KeyError:
+            pass
+    return out
+
+
+def as_tiktoken_sees(text: str) -> str:
+    """`text` with unpaired surrogates replaced by U+FFFD, as tiktoken does before encoding."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _normalized(segs: R.Segments) -> tuple[R.Segments, str]:
+    """Segments and their joined text free of unpaired surrogates. If tiktoken would pair two
+    halves that sit in different segments, the whole chunk goes to its first segment's part."""
+    fixed = [(as_tiktoken_sees(t), p) for t, p in segs]
+    text = as_tiktoken_sees("".join(t for t, _ in segs))
+    if text != "".join(t for t, _ in fixed):
+        return [(text, segs[0][1])], text
+    return fixed, text
+
+
+def parts_many(rendered: Iterable[R.Rendered], encoding: str = DEFAULT_ENCODING) -> list[dict[str, int]]:
+    """Tokens per part of each rendered tool; a tool's parts add up to its tokens.
+
+    Every chunk is encoded whole; a token belongs to the segment holding its first byte.
+    """
+    encode, lengths = get_encoding(encoding).encode_ordinary, byte_lengths(encoding)
+    out = []
+    for r in rendered:
+        row = dict.fromkeys(R.PARTS, 0)
+        for part, n in r.constants.items():
+            row[part] += n
+        for segs in r.chunks:
+            text = "".join([t for t, _ in segs])
+            if text.isascii():
+                sizes = [len(t) for t, _ in segs]
+            else:
+                try:
+                    sizes = [len(t.encode("utf-8")) for t, _ in segs]
+                except UnicodeEncodeError:
+                    segs, text = _normalized(segs)
+                    sizes = [len(t.encode("utf-8")) for t, _ in segs]
+            tokens = encode(text)
+            # Byte offset of each token's start; the tokens starting before a segment's end belong to
+            # it or to an earlier segment.
+            starts = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
+            before = 0
+            for (_, part), end in zip(segs, accumulate(sizes), strict=True):
+                upto = bisect_left(starts, end, 0, len(tokens))
+                row[part] += upto - before
+                before = upto
+        out.append(row)
+    return out
+
+
+def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str = "json",
+                      model: str | None = None, tool_choice: str = "auto",
+                      parts: bool = True) -> tuple[dict[str, list], dict]:
+    """The columns of `measure.footprint`'s table (server, tool, kind, each part, tokens) and its attrs.
+
+    Raises InputError for an unknown rendering, encoding or model.
+    """
+    if render not in R.RENDERINGS:
+        raise InputError(f"unknown rendering {render!r}; expected one of: {', '.join(R.RENDERINGS)}")
+    model = model or DEFAULT_MODEL.get(render)
+    overhead, note, renderer = 0, R.RENDERINGS[render], None
+    if render == "openai":
+        family, consts = R.openai_family(model)
+        encoding = encoding or consts["encoding"]
+        overhead = consts["func_end"] if len(reg) else 0
+        renderer = lambda t: R.render_openai(t, consts)  # noqa: E731
+        note += f"; constants of the {family} family ({R.provider_constants()['openai']['source']})"
+    elif render == "anthropic":
+        if tool_choice not in ("auto", "none", "any", "tool"):
+            raise InputError(f"unknown tool_choice {tool_choice!r}; expected auto, none, any or tool")
+        family, consts = R.anthropic_family(model)
+        overhead = consts["auto" if tool_choice in ("auto", "none") else "any"] if len(reg) else 0
+        renderer = R.render_anthropic
+        note += f"; tool-use system prompt of the {family} family for tool_choice={tool_choice}"
+        if consts.get("assumed"):  # a family Anthropic's table does not list
+            note += f" ({' '.join(consts['assumed'].split())})"
+    else:
+        renderer = R.render_json if render == "json" else R.render_sent
+    encoding = encoding or DEFAULT_ENCODING
+    encode = get_encoding(encoding).encode_ordinary
+
+    tools = reg.tools
+    instructions = [(s.name, s.instructions) for s in reg.servers.values() if s.instructions]
+    rows = [dict.fromkeys(PARTS, 0) for _ in range(len(tools) + len(instructions) + bool(overhead))]
+    if parts:
+        for row, counted in zip(rows, parts_many((renderer(t) for t in tools), encoding), strict=False):
+            row.update(counted)
+        tool_tokens = [sum(r.values()) for r in rows[:len(tools)]]
+    elif render in _JSON_RENDERINGS:  # straight from the JSON text, no segments
+        tool_tokens = [len(encode(R.compact_json(R.json_object(t, render)))) for t in tools]
+    else:
+        tool_tokens = [sum(r.constants.values()) + sum(len(encode("".join(t for t, _ in segs))) for segs in r.chunks)
+                       for r in map(renderer, tools)]
+    for row, (_, text) in zip(rows[len(tools):], instructions, strict=False):
+        row["instructions"] = len(encode(text))
+    if overhead:
+        rows[-1]["overhead"] = overhead
+
+    columns = {
+        "server": [t.server for t in tools] + [s for s, _ in instructions] + ["(request)"] * bool(overhead),
+        "tool": [t.name for t in tools] + ["(instructions)"] * len(instructions)
+                + ["(provider overhead)"] * bool(overhead),
+        "kind": ["tool"] * len(tools) + ["instructions"] * len(instructions) + ["overhead"] * bool(overhead),
+        **{p: [r[p] for r in rows] for p in PARTS},
+        "tokens": tool_tokens + [sum(r.values()) for r in rows[len(tools):]],
+    }
+    attrs = dict(encoding=encoding, render=render, model=model if render in DEFAULT_MODEL else None,
+                 tool_choice=tool_choice if render == "anthropic" else None, method=note,
+                 parts=parts, warnings=list(reg.warnings), sources=list(reg.sources))
+    return columns, attrs

@@ -1,0 +1,340 @@
+"""Measure tool results: tokens per payload, the distribution per tool, and what each JSON field costs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..core import jsonstream as _jsonstream
+from ..core import jsontree as _jsontree
+from ..core.choices import DEFAULT_CAP
+from ..core.tokens import DEFAULT_ENCODING
+from ..errors import InputError
+from ..inputs.payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
+from .footprint import Counter
+
+MEASURE_METHOD = (
+    "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
+    "kept), as an agent re-serializing it would send it; a text result (a trace string, an MCP text "
+    "block, a non-JSON file or response) is counted as given. " + MCP_METHOD
+)
+ATTRIBUTION_METHOD = {
+    "offsets": (
+        "each payload's compact JSON is encoded once and every token is attributed to the fragment its "
+        "first byte falls in; a member's fragment is its comma, quoted key, colon and scalar value, and a "
+        "container also owns its brackets, so the fragments' tokens add up exactly to the payload's. "
+        "tokens include everything beneath a path; list items fold into `path[]`. (formatting) is the "
+        "difference between a JSON text result as received and its compact form; (images) and (text) are "
+        "images and non-JSON text."
+    ),
+    "fragments": (
+        "each fragment (comma, quoted key, colon, scalar value; brackets to their container) is encoded "
+        "on its own and the counts summed; the sum differs from the payload's count (see attrs['gap'])."
+    ),
+}
+SPECIAL_PATHS = ("(formatting)", "(images)", "(text)")
+
+
+class _Enc(Counter):
+    """A Counter that also counts whole payloads (text blocks plus image estimates)."""
+
+    def payload(self, p: Payload) -> int:
+        return sum(self.count(b) for b in p.blocks) + p.image_tokens
+
+
+def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload | JSONFile], list[str]]:
+    """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
+    held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
+    Raises InputError as `read_payloads` does."""
+    warnings: list[str] = []
+    given = len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
+        isinstance(s, Payload) for s in sources[0])
+    src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
+
+    def stream() -> Iterator[Payload | JSONFile]:
+        notes, n = [], 0
+        for p in src:
+            n += 1
+            notes += [f"{p.source}: {x}" for x in p.notes]
+            yield p
+        warnings.extend(notes)
+        if not n and sources and not given:
+            raise InputError("no tool results found in the inputs" + (
+                f" ({len(warnings)} warnings: {warnings[0]})" if warnings else ""))
+
+    return stream(), warnings
+
+
+def _read_whole(p: JSONFile, warnings: list[str]) -> Payload:
+    """A large JSON file that streaming cannot count exactly (see `_jsonstream`), read whole instead."""
+    q, w = p.load()
+    warnings += w + [f"{q.source}: {x}" for x in q.notes]
+    return q
+
+
+def _streamed_size(p: JSONFile, enc: _Enc) -> tuple[int, int] | None:
+    """(UTF-8 bytes, tokens) of a large JSON file's compact JSON, or None if it cannot be streamed."""
+    nbytes = tokens = 0
+    try:
+        for texts, _, _ in _jsonstream.fragments(p.path, _jsontree.PathTable()):
+            joined = "".join(texts)
+            nbytes += _utf8_len(joined)
+            tokens += enc.count(joined)
+    except _jsonstream.NotStreamable:
+        return None
+    return nbytes, tokens
+
+
+def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEFAULT_CAP,
+                      tool: str | None = None, server: str | None = None, headers: Any = None,
+                      timeout: float = 30.0, trimming: dict | None = None) -> pd.DataFrame:
+    """One row per tool result with its tokens as the model receives it and whether it exceeds `cap`.
+
+    `sources` are paths, folders, .jsonl traces, http(s) URLs, Payloads or JSON values; `trimming`
+    holds `trim()` options and adds the trimmed size of each result. Warnings are in `attrs`.
+    Raises InputError for unreadable sources or bad options.
+    """
+    if cap <= 0:
+        raise InputError(f"cap must be a positive number of tokens, found {cap}")
+    # trimming compares each result before and after: it needs them all, parsed
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
+                                                 stream_json=trimming is None))
+    if trimming is not None:
+        payloads = list(payloads)
+    enc = _Enc(encoding or DEFAULT_ENCODING)
+    names = ["tool", "server", "source", "kind", "timestamp", "bytes", "tokens"]
+    cols: dict[str, list] = {c: [] for c in names}  # columns, not row dicts: a row per result adds up
+    for p in payloads:
+        size = _streamed_size(p, enc) if isinstance(p, JSONFile) else None
+        if isinstance(p, JSONFile) and size is None:
+            p = _read_whole(p, warnings)
+        nbytes, tokens = size or (sum(map(_utf8_len, p.blocks)), enc.payload(p))
+        for c, v in zip(names, (p.tool, p.server, p.source, p.kind, p.timestamp, nbytes, tokens), strict=True):
+            cols[c].append(v)
+    table = pd.DataFrame(cols, columns=names)
+    table["over_cap"] = table["tokens"] > cap
+    steps = None
+    if trimming is not None:
+        from .trimming import trim_many
+
+        trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.encoding, **trimming)
+        table["trimmed"] = trimmed
+        warnings = warnings + trim_warnings
+    table.attrs.update(encoding=enc.encoding, cap=cap, method=MEASURE_METHOD, warnings=warnings,
+                       trim_steps=steps)
+    return table
+
+
+def response_stats(table: pd.DataFrame) -> pd.DataFrame:
+    """Per tool: results, total, mean, p50, p90 and max tokens, and how many (and what share) exceed the cap."""
+    g = table.groupby("tool", sort=False)
+    out = pd.DataFrame({
+        "payloads": g.size(),
+        "tokens": g["tokens"].sum(),
+        "mean": g["tokens"].mean(),
+        "p50": g["tokens"].median(),
+        "p90": g["tokens"].quantile(0.9),
+        "max": g["tokens"].max(),
+        "over_cap": g["over_cap"].sum().astype("int64"),
+    })
+    out["over_cap_share"] = out["over_cap"] / out["payloads"]
+    if "trimmed" in table:
+        # a result with no trimmed size (the keep list matched nothing in it) is left out of the ratio
+        out["trimmed"] = g["trimmed"].sum(min_count=1)
+        trimmed_from = table["tokens"].where(table["trimmed"].notna()).groupby(table["tool"], sort=False).sum()
+        out["ratio"] = trimmed_from / out["trimmed"].where(out["trimmed"] > 0)
+    out.index.name = "tool"
+    return out.sort_values("tokens", ascending=False).reset_index()
+
+
+def _utf8_len(text: str) -> int:
+    """UTF-8 bytes of `text`. A lone surrogate (a JSON "\\ud800" escape) counts 3 bytes, as the
+    U+FFFD tiktoken encodes in its place, so byte offsets stay aligned with the tokens."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
+    """Tokens per fragment: encode the joined text, give each token to the fragment it starts in (a
+    batch at a time, so a large result never holds all its tokens' offsets at once)."""
+    out = np.zeros(len(texts), dtype=np.int64)
+    start = size = 0
+    for i, t in enumerate(texts):
+        if size >= _jsontree.BATCH_CHARS and _jsontree.may_cut(texts[i - 1], t):
+            out[start:i] = _attribute_batch(texts[start:i], enc)
+            start, size = i, 0
+        size += len(t)
+    out[start:] = _attribute_batch(texts[start:], enc)
+    return out
+
+
+def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
+    joined = "".join(texts)
+    tokens = enc.tokens(joined)
+    if joined.isascii():
+        blen = np.fromiter(map(len, texts), np.int64, len(texts))
+    else:
+        blen = np.fromiter(map(_utf8_len, texts), np.int64, len(texts))
+    return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
+
+
+def _streamed_fields(p: JSONFile, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
+                     ) -> tuple[np.ndarray, np.ndarray, int, int] | None:
+    """Own tokens and occurrences per path id of a large JSON file's compact JSON, read as a stream,
+    with the tokens of its fragments (as `method` counts them) and of the whole; None, with `table`
+    as it was, when the file cannot be streamed exactly."""
+    before = len(table)
+    own, occ = np.zeros(0), np.zeros(0, dtype=np.int64)
+    frag_tokens = whole = 0
+    try:
+        for texts, pids, occs in _jsonstream.fragments(p.path, table, max_depth=max_depth):
+            if method == "offsets":
+                per_frag = _attribute_batch(texts, enc)
+                whole += int(per_frag.sum())
+            else:
+                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+                whole += enc.count("".join(texts))
+            frag_tokens += int(per_frag.sum())
+            n = len(table)
+            own = np.pad(own, (0, n - len(own))) + np.bincount(
+                np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+            occ = np.pad(occ, (0, n - len(occ))) + np.bincount(np.fromiter(occs, np.int64, len(occs)), minlength=n)
+    except _jsonstream.NotStreamable:
+        table.truncate(before)
+        return None
+    return own, occ, frag_tokens, whole
+
+
+class _ToolAcc:
+    """Per-path sums for one tool across its payloads."""
+
+    def __init__(self) -> None:
+        self.table = _jsontree.PathTable()
+        self.own = np.zeros(64)
+        self.occurrences = np.zeros(64, dtype=np.int64)
+        self.samples = np.zeros(64, dtype=np.int64)
+        self.special = dict.fromkeys(SPECIAL_PATHS, 0)
+        self.special_samples = dict.fromkeys(SPECIAL_PATHS, 0)
+        self.payloads = 0
+        self.measured = 0
+
+    def add(self, own: np.ndarray, occ: np.ndarray) -> None:
+        n = len(self.table)
+        if n > len(self.own):
+            grow = max(n, 2 * len(self.own)) - len(self.own)
+            self.own = np.concatenate([self.own, np.zeros(grow)])
+            self.occurrences = np.concatenate([self.occurrences, np.zeros(grow, dtype=np.int64)])
+            self.samples = np.concatenate([self.samples, np.zeros(grow, dtype=np.int64)])
+        self.own[:len(own)] += own
+        self.occurrences[:len(occ)] += occ
+        self.samples[:len(occ)] += occ > 0
+
+    def add_special(self, path: str, tokens: int) -> None:
+        if tokens:
+            self.special[path] += tokens
+            self.special_samples[path] += 1
+
+
+def field_costs(*sources: Any, encoding: str | None = None, method: str = "offsets", max_depth: int = 32,
+                tool: str | None = None, server: str | None = None, headers: Any = None,
+                timeout: float = 30.0) -> pd.DataFrame:
+    """Tokens per JSON path across all results of each tool: total beneath the path, its share of the
+    tool's tokens, how often it is present, and the mean per occurrence. Warnings and the method
+    are in `attrs`. Raises InputError for unreadable sources or an unknown method.
+    """
+    if method not in ATTRIBUTION_METHOD:
+        raise InputError(f"unknown attribution method {method!r}; expected one of: {', '.join(ATTRIBUTION_METHOD)}")
+    payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
+                                                 stream_json=True))
+    enc = _Enc(encoding or DEFAULT_ENCODING)
+    accs: dict[str, _ToolAcc] = {}
+    gap = 0
+    for p in payloads:
+        acc = accs.setdefault(p.tool, _ToolAcc())
+        streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
+        if isinstance(p, JSONFile) and streamed is None:
+            p = _read_whole(p, warnings)
+        acc.payloads += 1
+        acc.add_special("(images)", p.image_tokens)
+        if streamed is not None:
+            own, occ, frag_tokens, measured = streamed
+            gap += frag_tokens - measured
+        elif not p.is_json:
+            measured = enc.payload(p)
+            acc.measured += measured
+            acc.add_special("(text)", measured - p.image_tokens)
+            continue
+        else:
+            texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
+            if method == "offsets":
+                per_frag = _attribute(texts, enc)
+                # a result sent as compact JSON is its fragments: no need to encode it a second time
+                same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
+                measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
+            else:
+                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+                gap += int(per_frag.sum()) - enc.count("".join(texts))
+                measured = enc.payload(p)
+            n = len(acc.table)
+            own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+            occ = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
+            frag_tokens = int(per_frag.sum())
+        acc.measured += measured
+        acc.add(own, occ)
+        # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
+        acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
+    rows = []
+    for name, acc in accs.items():
+        t = acc.table
+        n = len(t)
+        incl = acc.own[:n].copy()
+        for i in range(n - 1, 0, -1):
+            incl[t.parent[i]] += incl[i]
+        total = acc.measured
+        for i in range(n):
+            if acc.occurrences[i]:
+                rows.append((name, t.name(i), t.depth[i], incl[i], acc.own[i], int(acc.samples[i]),
+                             int(acc.occurrences[i]), acc.payloads, total))
+        for path in SPECIAL_PATHS:
+            if acc.special_samples[path]:
+                rows.append((name, path, 0, acc.special[path], acc.special[path], acc.special_samples[path],
+                             acc.special_samples[path], acc.payloads, total))
+    out = pd.DataFrame(rows, columns=["tool", "path", "depth", "tokens", "own", "samples", "occurrences",
+                                      "payloads", "tool_tokens"])
+    out[["tokens", "own"]] = out[["tokens", "own"]].round().astype("int64")
+    out["share"] = out["tokens"] / out["tool_tokens"].where(out["tool_tokens"] != 0)
+    out["present_share"] = out["samples"] / out["payloads"]
+    out["per_occurrence"] = out["tokens"] / out["occurrences"]
+    out["per_sample"] = out["tokens"] / out["payloads"]
+    out = out.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable").reset_index(drop=True)
+    out = out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
+               "per_sample", "payloads"]]
+    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
+                     gap=gap if method == "fragments" else 0,
+                     totals={k: a.measured for k, a in accs.items()})
+    return out
+
+
+def rank_fields(costs: pd.DataFrame, keep: str | list[str] | None = None) -> pd.DataFrame:
+    """The recommendation view: each tool's record-level fields, costliest first, with the cumulative
+    share, and (given `keep` paths) whether each field is kept whole, in part, or dropped."""
+    from .trimming import parse_paths
+
+    wanted = [_jsontree.path_parts(p) for p in parse_paths(keep)] if keep else None
+    rows = costs[~costs["path"].isin(("(root)",)) & ~costs["path"].str.endswith("[]")].copy()
+    parts = rows["path"].map(_jsontree.path_parts)
+    rows = rows[(parts.map(len) == 1) | rows["path"].isin(SPECIAL_PATHS)].copy()
+    rows = rows.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable")
+    rows["cumulative_share"] = rows.groupby("tool")["share"].cumsum()
+    cols = ["tool", "path", "tokens", "share", "cumulative_share", "present_share", "per_sample"]
+    if wanted is not None:
+        def status(path: str) -> str:
+            f = _jsontree.path_parts(path)
+            if any(w == f for w in wanted):
+                return "kept"
+            return "part" if any(w[:len(f)] == f for w in wanted) else "dropped"
+        rows["keep"] = rows["path"].map(status)
+        cols.append("keep")
+    return rows[cols].reset_index(drop=True)

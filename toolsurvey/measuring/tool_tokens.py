@@ -1,0 +1,34 @@
+"""Tokens of a tool's compact JSON (footprint's `json` rendering), counted once per tool and encoding.
+
+The audit's rules, its merge estimates for every near-duplicate pair and the plan ask for the same
+tools' counts many times. Tools are frozen, so a count stays true for as long as the tool lives; it
+is forgotten when the tool is garbage-collected.
+"""
+
+from __future__ import annotations
+
+import weakref
+from functools import lru_cache
+
+from ..core.registry import Tool
+from ..core.tokens import count
+from ..providers.render import compact_json, json_object
+
+_counts: dict[tuple[int, str], int] = {}
+
+
+@lru_cache(maxsize=8192)
+def _count(text: str, encoding: str) -> int:
+    # Equal tools that are different objects (a merge that keeps one tool's definition) are encoded once.
+    return count(text, encoding)
+
+
+def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
+    """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
+    key = (id(tool), encoding)
+    n = _counts.get(key)
+    if n is None:
+        n = _count(compact_json(json_object(tool, "json")), encoding)
+        _counts[key] = n
+        weakref.finalize(tool, _counts.pop, key, None)  # an id is reused only after its object is gone
+    return n

@@ -1,0 +1,366 @@
+"""A simulation scenario: every assumption of a cost run in one value, loadable from a TOML file."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
+from ..errors import InputError
+from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
+
+OVERFLOW = ("last", "cycle")
+DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
+SCENARIO_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A quantity that is fixed, drawn from measured samples, or from a parametric distribution."""
+
+    kind: str = "fixed"
+    value: float = 0.0                 # fixed
+    values: tuple[float, ...] = ()     # samples
+    mean: float = 0.0                  # poisson, normal, lognormal
+    sd: float = 0.0                    # normal, lognormal
+    low: float = 0.0                   # uniform
+    high: float = 0.0                  # uniform
+
+    def __post_init__(self):
+        if self.kind not in DISTS:
+            raise InputError(f"unknown distribution {self.kind!r}; expected one of {', '.join(DISTS)}")
+        if self.kind == "samples" and not self.values:
+            raise InputError("a 'samples' distribution needs at least one value")
+        if self.kind == "uniform" and self.high < self.low:
+            raise InputError(f"uniform distribution needs low <= high, found {self.low} > {self.high}")
+        if self.kind in ("normal", "lognormal") and self.sd < 0:
+            raise InputError(f"{self.kind} distribution needs sd >= 0, found {self.sd}")
+
+    def expected(self) -> float:
+        """The mean used by a deterministic (non-Monte Carlo) run."""
+        if self.kind == "fixed":
+            return float(self.value)
+        if self.kind == "samples":
+            return float(np.mean(self.values))
+        if self.kind == "uniform":
+            return (self.low + self.high) / 2
+        return float(self.mean)
+
+    def draw(self, rng: np.random.Generator, size) -> np.ndarray:
+        """`size` draws as floats (callers round and bound them)."""
+        if self.kind == "fixed":
+            return np.full(size, float(self.value))
+        if self.kind == "samples":
+            return rng.choice(np.asarray(self.values, dtype=float), size=size)
+        if self.kind == "poisson":
+            return rng.poisson(self.mean, size=size).astype(float)
+        if self.kind == "normal":
+            return rng.normal(self.mean, self.sd, size=size)
+        if self.kind == "uniform":
+            return rng.uniform(self.low, self.high, size=size)
+        # lognormal given the mean and sd of the quantity itself, not of its logarithm
+        var = np.log1p((self.sd / self.mean) ** 2) if self.mean > 0 else 0.0
+        return rng.lognormal(np.log(max(self.mean, 1e-12)) - var / 2, np.sqrt(var), size=size)
+
+    def describe(self) -> Any:
+        """The distribution as a plain value for printing: the number, or its kind and parameters."""
+        if self.kind == "fixed":
+            return self.value
+        if self.kind == "samples":
+            return {"samples": len(self.values), "mean": round(self.expected(), 3)}
+        return {k: v for k, v in dataclasses.asdict(self).items() if k != "values" and (k == "kind" or v)}
+
+
+@dataclass(frozen=True)
+class Phase:
+    """A phase of a task: the tools it shows (name globs and/or tags) and how many steps it lasts."""
+
+    name: str
+    tools: tuple[str, ...] = ()
+    tags: Mapping[str, str] = field(default_factory=dict)
+    steps: int = 1
+    count: int | None = None  # tools in the phase, for the average-size mode (no registry)
+
+    def __post_init__(self):
+        object.__setattr__(self, "tools", tuple(self.tools))
+        object.__setattr__(self, "tags", dict(self.tags))
+        if not self.tools and not self.tags and self.count is None:
+            raise InputError(f"phase {self.name!r} names no tools: give tools (globs), tags or count")
+        if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
+            raise InputError(f"phase {self.name!r}: steps must be a whole number >= 1, found {self.steps!r}")
+
+
+def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
+    """A Dist from a number, a list of samples, a Dist, or a table like {dist="poisson", mean=9}."""
+    if isinstance(value, Dist):
+        return value
+    if isinstance(value, bool):
+        raise InputError(f"{name} must be a number, a list of samples or a distribution table, found {value!r}")
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return Dist("fixed", value=float(value))
+    if isinstance(value, (list, tuple, np.ndarray)):
+        vals = [float(v) for v in value if isinstance(v, (int, float, np.integer, np.floating))]
+        if len(vals) != len(value):
+            raise InputError(f"{name}: samples must all be numbers, found {list(value)!r}")
+        return Dist("samples", values=tuple(vals))
+    if isinstance(value, Mapping):
+        d = dict(value)
+        if "file" in d:
+            return Dist("samples", values=tuple(_samples_file(d.pop("file"), name, base)))
+        if "samples" in d:
+            return as_dist(d["samples"], name)
+        kind = d.pop("dist", d.pop("kind", "fixed"))
+        allowed = {f.name for f in fields(Dist)} - {"kind", "values"}
+        bad = sorted(set(d) - allowed)
+        if bad:
+            raise InputError(f"{name}: unknown distribution key(s) {', '.join(bad)}; expected dist and "
+                             f"{', '.join(sorted(allowed))}, or samples / file")
+        return Dist(kind, **{k: float(v) for k, v in d.items()})
+    raise InputError(f"{name} must be a number, a list of samples or a distribution table, found {value!r}")
+
+
+def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
+    """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
+    p = Path(path) if base is None or Path(path).is_absolute() else base / path
+    from ..inputs.formats import parse_json, read_text
+
+    text = read_text(p, "samples file", "a JSON or CSV samples file")
+    if p.suffix == ".csv":
+        import io
+
+        import pandas as pd
+
+        df = pd.read_csv(io.StringIO(text))
+        if "tokens" not in df.columns:
+            raise InputError(f"{name}: {p} has no 'tokens' column (found {', '.join(df.columns)})")
+        return [float(v) for v in df["tokens"]]
+    doc = parse_json(text, f"{name}: {p}")
+    if isinstance(doc, list):
+        return [float(v["tokens"] if isinstance(v, dict) else v) for v in doc]
+    raise InputError(f"{name}: {p} should hold a list of token counts, found a JSON {type(doc).__name__}")
+
+
+def _nonneg(name: str, v: Any, *, integer: bool = False, positive: bool = False) -> None:
+    ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and v == v
+    if ok and integer:
+        ok = float(v) == int(v)
+    if not ok or v < 0 or (positive and v <= 0):
+        kind = "a whole number" if integer else "a number"
+        raise InputError(f"{name} must be {kind} {'> 0' if positive else '>= 0'}, found {v!r}")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Every assumption of a per-task cost run; see docs/simulation.md for what each field means."""
+
+    model: str = "claude-sonnet-4-5"
+    steps: Any = 9                     # requests per task, the final answer included (number or Dist)
+    visible: int | None = None         # cap on the tools visible at any step
+    strategy: str = "all"
+    tools: tuple[str, ...] = ()        # fixed: globs of the visible tools
+    phases: Any = None                 # phases: tuple of Phase, or a phases file path
+    overflow: str = "last"             # phases: a task longer than the schedule stays in the last phase, or cycles
+    core: tuple[str, ...] = ()         # retrieval / tool_search: always-visible tools (globs)
+    retrieval_k: int = 10
+    search_k: int = 5                  # tool_search: tools loaded by each search
+    searches: int = 1                  # tool_search: search requests per task (the extra steps)
+    search_tool_tokens: float | None = None   # None: measured from toolsurvey's search tool definition
+    search_result_tokens: float = 150
+    system_prompt_tokens: float = 0
+    user_message_tokens: float = 0
+    call_tokens: float = 60            # output of a request that calls a tool (name + arguments)
+    response_tokens: Any = 500         # tool result tokens per call (number or Dist)
+    answer_tokens: float = 300         # output of the final request
+    caching: str = "auto"              # auto = the provider's own behaviour (providers.toml [caching.*])
+    cache_ttl: str = "5m"              # Anthropic: 5-minute (1.25x write) or 1-hour (2x) cache
+    render: str = "auto"               # footprint rendering; "auto" = the model's provider rendering
+    encoding: str | None = None
+    calibration: str | None = None     # calibration JSON (toolsurvey calibrate) applied to the tool table
+    overhead_tokens: float | None = None      # None: the rendering's provider overhead
+    tool_tokens: float | None = None          # average-size mode: tokens per tool
+    registry_size: int | None = None          # average-size mode: tools in the registry
+    accuracy: bool = True
+    accuracy_curve: Any = None         # AccuracyCurve, a path, or None for the bundled curve
+    wrong_call_steps: int = 1          # extra requests one wrong tool call costs
+    tasks_per_day: float = 1000
+    days_per_month: float = 30
+    prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    price_file: str | None = None
+    samples: int = 0                   # Monte Carlo draws (0: expected values only)
+    seed: int = 0
+    name: str = ""
+    description: str = ""
+
+    def __post_init__(self):
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_("steps", as_dist(self.steps, "steps"))
+        set_("response_tokens", as_dist(self.response_tokens, "response_tokens"))
+        for k in ("tools", "core"):
+            v = getattr(self, k)
+            set_(k, (v,) if isinstance(v, str) else tuple(v))
+        if self.strategy not in STRATEGIES:
+            raise InputError(f"unknown strategy {self.strategy!r}; expected one of {', '.join(STRATEGIES)}")
+        if self.caching not in CACHING:
+            raise InputError(f"unknown caching {self.caching!r}; expected one of {', '.join(CACHING)}")
+        if self.cache_ttl not in CACHE_TTLS:
+            raise InputError(f"unknown cache_ttl {self.cache_ttl!r}; expected one of {', '.join(CACHE_TTLS)}")
+        if self.overflow not in OVERFLOW:
+            raise InputError(f"unknown overflow {self.overflow!r}; expected one of {', '.join(OVERFLOW)}")
+        if not isinstance(self.model, str) or not self.model:
+            raise InputError(f"model must be a model name, found {self.model!r}")
+        st = self.steps
+        low = min(st.values) if st.kind == "samples" else st.low if st.kind == "uniform" else st.expected()
+        if low < 1 or st.expected() < 1:
+            raise InputError(f"steps must be >= 1 (a task makes at least one request), found {st.describe()!r}")
+        if self.response_tokens.expected() < 0:
+            raise InputError(f"response_tokens must be >= 0, found {self.response_tokens.describe()!r}")
+        if self.visible is not None:
+            _nonneg("visible", self.visible, integer=True)
+            set_("visible", int(self.visible))
+        for k in ("retrieval_k", "search_k", "searches", "wrong_call_steps", "samples", "seed"):
+            _nonneg(k, getattr(self, k), integer=True)
+        for k in ("system_prompt_tokens", "user_message_tokens", "call_tokens", "answer_tokens",
+                  "search_result_tokens", "tasks_per_day"):
+            _nonneg(k, getattr(self, k))
+        _nonneg("days_per_month", self.days_per_month, positive=True)
+        for k in ("search_tool_tokens", "overhead_tokens", "tool_tokens"):
+            if getattr(self, k) is not None:
+                _nonneg(k, getattr(self, k))
+        if self.registry_size is not None:
+            _nonneg("registry_size", self.registry_size, integer=True)
+        if self.phases is not None and not isinstance(self.phases, (str, os.PathLike)):
+            set_("phases", tuple(p if isinstance(p, Phase) else _phase(p, "phases") for p in self.phases))
+        if self.strategy == "phases" and not self.phases:
+            raise InputError("strategy 'phases' needs phases: a phases file path or a list of phases")
+        if self.strategy == "fixed" and not self.tools and self.visible is None:
+            raise InputError("strategy 'fixed' needs tools (globs) or visible (a count)")
+        if not isinstance(self.prices, Mapping):
+            raise InputError(f"prices must be a table of model -> price fields, found {self.prices!r}")
+
+    def curve(self) -> AccuracyCurve:
+        """The accuracy curve this scenario uses."""
+        c = self.accuracy_curve
+        if isinstance(c, AccuracyCurve):
+            return c
+        if isinstance(c, Mapping):
+            return curve_from_mapping(c, "scenario accuracy_curve")
+        return load_accuracy(c)
+
+    def phase_list(self) -> tuple[Phase, ...]:
+        """The phases, loaded from their file when given as a path."""
+        if self.phases is None:
+            return ()
+        if isinstance(self.phases, (str, os.PathLike)):
+            return load_phases(self.phases)[0]
+        return self.phases
+
+    def assumptions(self) -> dict[str, Any]:
+        """Every field as plain values (distributions described), for printing next to results."""
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, Dist):
+                v = v.describe()
+            elif f.name == "phases" and v is not None and not isinstance(v, (str, os.PathLike)):
+                v = [{"name": p.name, "tools": list(p.tools), "tags": dict(p.tags), "steps": p.steps,
+                      **({"count": p.count} if p.count is not None else {})} for p in v]
+            elif isinstance(v, AccuracyCurve):
+                v = v.as_dict()
+            elif isinstance(v, tuple):
+                v = list(v)
+            elif isinstance(v, os.PathLike):
+                v = os.fspath(v)
+            elif isinstance(v, Mapping):
+                v = {k: dict(x) if isinstance(x, Mapping) else x for k, x in v.items()}
+            out[f.name] = v
+        return out
+
+
+def _phase(d: Any, origin: str) -> Phase:
+    if not isinstance(d, Mapping) or "name" not in d:
+        raise InputError(f"{origin}: each phase needs a name, found {d!r}")
+    allowed = {"name", "tools", "tags", "steps", "count"}
+    bad = sorted(set(d) - allowed)
+    if bad:
+        raise InputError(f"{origin}: phase {d['name']!r} has unknown key(s) {', '.join(bad)}; "
+                         f"expected {', '.join(sorted(allowed))}")
+    tools = d.get("tools", ())
+    return Phase(str(d["name"]), (tools,) if isinstance(tools, str) else tuple(tools),
+                 dict(d.get("tags", {})), d.get("steps", 1), d.get("count"))
+
+
+def load_phases(path: str | os.PathLike) -> tuple[tuple[Phase, ...], str | None]:
+    """Phases (and the file's overflow rule, if any) from a phases TOML file; raises InputError."""
+    doc = _toml(path, "phases file")
+    bad = sorted(set(doc) - {"version", "phases", "overflow", "source", "description"})
+    if bad:
+        raise InputError(f"{path}: unknown key(s) {', '.join(bad)}; expected [[phases]] tables and "
+                         "optional version, overflow, source, description")
+    if not isinstance(doc.get("phases"), list) or not doc["phases"]:
+        raise InputError(f"{path}: expected [[phases]] tables with name, tools/tags and steps")
+    return tuple(_phase(p, os.fspath(path)) for p in doc["phases"]), doc.get("overflow")
+
+
+def _toml(path: str | os.PathLike, what: str) -> dict:
+    from ..inputs.formats import read_text
+
+    try:
+        text = read_text(path, what, f"a TOML {what} file")
+    except InputError as e:
+        raise InputError(f"cannot read {what} {e}") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path}: not valid TOML ({e})") from None
+    _reject_non_finite(doc, os.fspath(path))
+    return doc
+
+
+def _reject_non_finite(value: Any, where: str, key: str = "") -> None:
+    """TOML allows nan and inf; no count, price or rate can be either."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InputError(f"{where}: {key or 'a value'} = {value} is not a finite number")
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        _reject_non_finite(v, where, f"{key}[{k}]" if isinstance(k, int) else f"{key}.{k}".lstrip("."))
+
+
+def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
+    """A Scenario from a TOML file whose keys are Scenario fields (relative paths are taken from the
+    file's folder); `overrides` replace fields. Raises InputError for unknown keys or bad values.
+    """
+    doc = _toml(path, "scenario")
+    base = Path(path).resolve().parent
+    version = doc.pop("version", SCENARIO_VERSION)
+    if version != SCENARIO_VERSION:
+        raise InputError(f"{path}: scenario version {version!r} is not supported; expected {SCENARIO_VERSION}")
+    known = {f.name for f in fields(Scenario)}
+    bad = sorted(set(doc) - known)
+    if bad:
+        raise InputError(f"{path}: unknown key(s) {', '.join(bad)}; expected some of: {', '.join(sorted(known))}")
+    rel = lambda v: os.fspath(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v  # noqa: E731
+    if isinstance(doc.get("phases"), str):
+        phases, overflow = load_phases(rel(doc["phases"]))
+        doc["phases"] = phases
+        if overflow and "overflow" not in doc:
+            doc["overflow"] = overflow
+    for k in ("accuracy_curve", "calibration"):
+        if isinstance(doc.get(k), str):
+            doc[k] = rel(doc[k])
+    if isinstance(doc.get("price_file"), str) and not doc["price_file"].startswith(("http://", "https://")):
+        doc["price_file"] = rel(doc["price_file"])
+    for k in ("steps", "response_tokens"):
+        if k in doc:
+            doc[k] = as_dist(doc[k], f"{path}: {k}", base=base)
+    try:
+        return dataclasses.replace(Scenario(**doc), **overrides)
+    except (InputError, TypeError) as e:  # TypeError: a value of the wrong shape for its field
+        raise InputError(f"{path}: {e}") from None

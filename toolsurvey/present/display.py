@@ -1,0 +1,133 @@
+"""How toolsurvey's figures and objects show in Jupyter, and in copies of a notebook that cannot run code.
+
+`notebook_mode()` makes every plotly Figure carry an HTML copy of itself next to plotly's own
+mimetype, with plotly.js embedded once (in the output of the cell that calls it), so that
+`jupyter nbconvert --to html` shows the charts; with `static=True` and Kaleido installed, a PNG
+too, for viewers that run no JavaScript (GitHub's). With itables installed, long tables in
+toolsurvey's rich views (Plan, Report, Run, Diff, footprint and audit tables) are paged and searchable.
+"""
+
+from __future__ import annotations
+
+import html
+import shutil
+from typing import Any
+
+RENDERER = "toolsurvey_html"
+# Chromium as Debian installs it; Kaleido (the `static` extra) drives it to draw PNGs.
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def figure_html(fig: Any, *, height: int | None = None) -> str:
+    """The figure as a <div> and a script that draws it with the page's plotly.js (not included)."""
+    import plotly.io as pio
+
+    return pio.to_html(fig, include_plotlyjs=False, include_mathjax=False, full_html=False,
+                       default_width="100%", default_height=height or 525, validate=False)
+
+
+def _renderer():
+    from plotly.io._base_renderers import MimetypeRenderer
+
+    class HtmlCopy(MimetypeRenderer):
+        """text/html of a figure for exports; plotly.js comes from `notebook_mode`'s one copy."""
+
+        def to_mimebundle(self, fig_dict):
+            return {"text/html": figure_html(fig_dict)}
+
+    return HtmlCopy()
+
+
+def chromium() -> str | None:
+    """The path of an installed Chromium or Chrome, or None."""
+    return next((p for p in map(shutil.which, CHROMIUMS) if p), None)
+
+
+def notebook_mode(*, static: bool = False) -> list[str]:
+    """Show figures interactively and keep an HTML copy of each in the notebook for exports.
+
+    Embeds plotly.js once (this cell's output) and sets plotly's default renderer to plotly's own
+    mimetype plus that HTML copy, plus a PNG when `static` is true and Kaleido is installed
+    (`pip install 'toolsurvey[static]'`; it uses the system Chromium when there is one).
+    Returns the renderer names in use.
+    """
+    import os
+
+    import plotly.io as pio
+    from IPython.display import HTML, display
+    from plotly.offline import get_plotlyjs
+
+    pio.renderers[RENDERER] = _renderer()
+    names = ["plotly_mimetype", RENDERER]
+    if static:
+        try:
+            import kaleido  # noqa: F401
+        except ImportError:
+            print("static images need Kaleido: pip install 'toolsurvey[static]'")
+        else:
+            found = chromium()
+            if found and not os.environ.get("BROWSER_PATH"):
+                os.environ["BROWSER_PATH"] = found  # Kaleido's browser finder reads this
+            names.append("png")
+    pio.renderers.default = "+".join(names)
+    try:  # long tables in the rich views become searchable, paged tables (pip install 'toolsurvey[tables]')
+        import itables
+    except ImportError:
+        pass
+    else:
+        from . import views as _rich
+
+        itables.init_notebook_mode(all_interactive=False, connected=False)
+        _rich.ITABLES["on"] = True
+    display(HTML('<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>'
+                 f'<script type="text/javascript">{get_plotlyjs()}</script>'))
+    return names
+
+
+# A widget cannot draw in an exported copy (no kernel, no widget manager), so an explorer is shown
+# with a static copy of its charts under it. The copy hides itself wherever the live widget drew.
+_HIDE_WHEN_LIVE = """<script type="text/javascript">(function () {
+  var copy = document.currentScript && document.currentScript.parentElement;
+  var area = copy && copy.parentElement && copy.parentElement.closest('.jp-OutputArea, .output_area, .output');
+  if (!area) { return; }
+  var hide = function () {
+    if (area.querySelector('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot')) {
+      copy.style.display = 'none'; return true;
+    }
+    return false;
+  };
+  if (!hide()) {
+    var watch = new MutationObserver(function () { if (hide()) { watch.disconnect(); } });
+    watch.observe(area, {childList: true, subtree: true});
+    setTimeout(function () { watch.disconnect(); }, 60000);
+  }
+})();</script>"""
+
+
+def static_copy(figures: dict) -> str:
+    """HTML of `figures` (name -> Figure or FigureWidget) as they are now, for exported notebooks."""
+    import plotly.graph_objects as go
+
+    parts = [figure_html(go.Figure(f)) for f in figures.values()]
+    return ('<div class="toolsurvey-static-copy">'
+            f'<p><em>{html.escape("Static copy of the charts above, as first drawn (for exported copies).")}</em></p>'
+            + "".join(parts) + _HIDE_WHEN_LIVE + "</div>")
+
+
+def show_with_static_copy(box) -> None:
+    """Display a widget box, then a static HTML copy of its `.figures` (see `static_copy`)."""
+    from IPython.display import display
+
+    display(box._repr_mimebundle_(), raw=True)
+    display({"text/html": static_copy(box.figures)}, raw=True)
+
+
+def styled(df, *, unit_column: str | None = None):
+    """`df` shown with units (dollars, percentages, thousands separators); its data is unchanged.
+
+    Columns are formatted by name (`cost*` dollars, `share`/`*_rate`/`success` percentages); with
+    `unit_column`, each row by its unit (a plan's before/after table: `unit_column="unit"`).
+    """
+    from .views import styler
+
+    return styler(df, unit_column=unit_column)

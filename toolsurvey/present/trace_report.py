@@ -1,0 +1,63 @@
+"""The report section "What your traces say": what was billed, and how far the simulation is from it."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def for_report(traces: Any, usage: Any) -> tuple[Any, Any]:
+    """(Traces or None, usage): traces loaded from `traces`, or from `usage` when that is a trace path,
+    in which case the usage log becomes the traces' tool calls (read once)."""
+    from ..inputs.traces.load import Traces, is_trace_file, load_traces
+
+    from_usage = traces is None and isinstance(usage, (str, os.PathLike)) and is_trace_file(usage)
+    if from_usage:
+        traces = usage
+    if traces is None:
+        return None, usage
+    tr = traces if isinstance(traces, Traces) else load_traces(traces)
+    return tr, tr.to_usage() if from_usage else usage
+
+
+def section(tr: Any):
+    """The section, built from `compare(tr, fit_scenario(tr))` and the traces' own totals."""
+    import pandas as pd
+
+    from ..model.fit import compare, fit_scenario
+    from .report import Headline, Section, Table
+    from .report_render import usd
+
+    s = Section("traces", "What your traces say")
+    r = tr.requests
+    billed = float(r["cost"].sum())
+    s.text.append(f"The traces hold {len(tr.sessions):,} session(s), {len(r):,} model request(s) and "
+                  f"{len(tr.calls):,} tool call(s); they were billed {usd(billed)} in total. "
+                  f"Requests were counted once each: {tr.dedup}.")
+    try:
+        sc = fit_scenario(tr)
+        table = compare(tr, sc)
+    except Exception as e:  # noqa: BLE001 - a section that cannot be written says why, the report goes on
+        s.missing = f"Not compared with the simulation: {e}"
+        return s
+    total = table.iloc[-1]
+    s.figures += [Headline("traces_billed", "billed, from the traces", billed, usd(billed)),
+                  Headline("traces_simulated", "simulated for the same sessions", float(total["simulated"]),
+                           usd(float(total["simulated"]))),
+                  Headline("traces_error", "simulation error vs the bill", float(total["error"]),
+                           f"{total['error']:+.1%}")]
+    s.text.append(f"Measured against the simulation: {table.attrs['verdict']}. The simulated scenario is fitted "
+                  f"to the traces ({sc.description}).")
+    shown = pd.DataFrame({"session": table["session"], "model_requests": table["requests"].astype("int64"),
+                          "billed_usd": table["billed"], "simulated_usd": table["simulated"],
+                          "error_share": table["error"], "within_10pct": table["within_10pct"]})
+    s.tables.append(Table("traces_vs_simulated", "Billed vs simulated cost per session", shown))
+    tools = tr.totals("tool").head(10)
+    if len(tools):
+        s.tables.append(Table("traces_tools", "The tools whose results were largest in the traces",
+                              tools[["server", "tool", "calls", "errors", "repeated", "result_tokens",
+                                     "result_tokens_mean"]]))
+    s.notes += [f"Traces: {p}" for p in tr.problems[:10]]
+    if len(tr.problems) > 10:
+        s.notes.append(f"Traces: … and {len(tr.problems) - 10} more ({tr.skips.summary()})")
+    return s

@@ -1,0 +1,372 @@
+"""Model prices: LiteLLM's community price file (a dated snapshot ships with the package), the
+bundled overrides for fields it lacks, price files and per-model overrides, merged field by field."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+PER_MILLION = 1_000_000
+PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "context_window", "min_cache_tokens")
+EXTRA_FIELDS = ("cache_write_1h", "cache_storage")  # optional: 1-hour cache write; explicit cache storage
+LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
+ADD_MODEL_HINT = ("add it with prices={'MODEL': {'input': ..., 'output': ..., 'cache_write': ..., "
+                  "'cache_read': ..., 'context_window': ..., 'min_cache_tokens': ...}} "
+                  "(or a [prices.MODEL] table in the scenario file), or load a LiteLLM price file")
+_INT_FIELDS = ("context_window", "min_cache_tokens")
+
+
+@dataclass(frozen=True)
+class Price:
+    """What one model charges, in dollars per million tokens, and how much it can read."""
+
+    model: str
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+    context_window: int
+    min_cache_tokens: int
+    provider: str = ""
+    source: str = ""
+    as_of: str = ""
+    note: str = ""  # what is uncertain about this row, if anything
+    cache_write_1h: float | None = None   # Anthropic's 1-hour cache write, per million tokens
+    cache_storage: float | None = None    # explicit cache storage, per million tokens per hour (Gemini)
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)  # field -> where it came from
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["origins"] = dict(self.origins)
+        return d
+
+
+_KNOWN_FIELDS = frozenset(f.name for f in fields(Price)) - {"model"}
+
+
+def _number(model: str, f: str, v: Any, origin: str) -> float | int:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or v != v:
+        raise InputError(f"prices for {model!r} ({origin}): {f} must be a non-negative number, found {v!r}")
+    return int(v) if f in _INT_FIELDS else float(v)
+
+
+def _price(model: str, row: Mapping[str, Any], origin: str) -> Price:
+    """A Price from a mapping with every field of PRICE_FIELDS; raises InputError naming what is wrong."""
+    missing = [f for f in PRICE_FIELDS if f not in row]
+    if missing:
+        raise InputError(f"prices for {model!r} ({origin}) miss {', '.join(missing)}; "
+                         f"every model needs {', '.join(PRICE_FIELDS)}")
+    known = _KNOWN_FIELDS
+    unknown = sorted(set(row) - known - {"aliases"})
+    if unknown:
+        raise InputError(f"prices for {model!r} ({origin}): unknown field(s) {', '.join(unknown)}; "
+                         f"expected {', '.join(sorted(known - {'origins'}))}")
+    values: dict[str, Any] = {f: _number(model, f, row[f], origin) for f in PRICE_FIELDS}
+    for f in EXTRA_FIELDS:
+        if row.get(f) is not None:
+            values[f] = _number(model, f, row[f], origin)
+    if values["context_window"] <= 0:
+        raise InputError(f"prices for {model!r} ({origin}): context_window must be positive")
+    origins = dict(row.get("origins") or {}) or {f: origin for f in (*PRICE_FIELDS, *EXTRA_FIELDS) if f in row}
+    return Price(model=model, provider=str(row.get("provider", "")), source=str(row.get("source", origin)),
+                 as_of=str(row.get("as_of", "")), note=str(row.get("note", "")), origins=origins, **values)
+
+
+def _merge(prices: dict[str, Price], rows: Mapping[str, Mapping[str, Any]], origin: str,
+           defaults: Any = None) -> None:
+    """Update `prices` with partial `rows` field by field: a field a row does not give keeps its old
+    value, so a loaded file never drops what the row it replaces had. `defaults(model, row)` fills the
+    fields a new model still lacks. Raises InputError for a row that stays incomplete."""
+    for model, row in rows.items():
+        old = prices.get(model)
+        merged: dict[str, Any] = {}
+        if old is not None:
+            merged = {k: v for k, v in old.as_dict().items() if k != "model" and v is not None}
+        origins = dict(merged.pop("origins", {}))
+        given = {k: v for k, v in row.items() if v is not None}
+        label = given.pop("_origin", origin)
+        per_field = given.pop("_origins", {})
+        for k in (*PRICE_FIELDS, *EXTRA_FIELDS):
+            if k in given:
+                origins[k] = per_field.get(k, label)
+        merged.update(given)
+        if defaults is not None:
+            for k, (v, why) in defaults(model, merged).items():
+                if k not in merged:
+                    merged[k], origins[k] = v, why
+        merged["origins"] = origins
+        if old is not None and "note" in given and old.note and given["note"] != old.note:
+            merged["note"] = f"{old.note} {given['note']}"
+        prices[model] = _price(model, merged, label)
+
+
+# ---------------------------------------------------------------- LiteLLM's file
+
+def _provider_map() -> dict[str, str]:
+    from .render import provider_constants
+
+    return dict(provider_constants().get("litellm_providers", {}).get("map", {}))
+
+
+def litellm_rows(doc: Mapping[str, Any], origin: str = "LiteLLM price file", as_of: str = "") -> dict[str, dict]:
+    """The chat models of LiteLLM's `model_prices_and_context_window.json` as partial price rows
+    (per-token costs become per-million); only the fields a row records are given.
+
+    Entries without input and output costs or a context window (images, embeddings, `sample_spec`)
+    are skipped. Raises InputError when the document is not such a file.
+    """
+    if not isinstance(doc, dict):
+        raise InputError(f"{origin}: expected a JSON object of model name -> prices, found {type(doc).__name__}")
+    providers = _provider_map()
+    money = {"input": "input_cost_per_token", "output": "output_cost_per_token",
+             "cache_write": "cache_creation_input_token_cost", "cache_read": "cache_read_input_token_cost",
+             "cache_write_1h": "cache_creation_input_token_cost_above_1hr"}
+    out: dict[str, dict] = {}
+    for name, row in doc.items():
+        if name == "sample_spec" or not isinstance(row, dict):
+            continue
+        if row.get("mode") not in (None, "chat", "responses", "completion"):
+            continue
+        window = row.get("max_input_tokens") or row.get("max_tokens")
+        if not all(_is_num(row.get(money[k])) for k in ("input", "output")) or not _is_num(window) or window <= 0:
+            continue
+        r: dict[str, Any] = {k: round(row[v] * PER_MILLION, 10) for k, v in money.items() if _is_num(row.get(v))}
+        r["context_window"] = int(window)
+        if _is_num(row.get("prompt_cache_min_tokens")):
+            r["min_cache_tokens"] = int(row["prompt_cache_min_tokens"])
+        lp = str(row.get("litellm_provider", ""))
+        r.update(provider=providers.get(lp, lp), source=origin, as_of=as_of)
+        out[name] = r
+    if not out:
+        raise InputError(f"{origin}: no chat model with input_cost_per_token, output_cost_per_token "
+                         "and max_input_tokens found; is this LiteLLM's model_prices_and_context_window.json?")
+    return out
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+
+def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """Values for the fields a model's rows left out: no cache discount or premium (the input price),
+    and the provider's documented minimum cacheable length (0 for a provider toolsurvey does not know)."""
+    from .render import provider_constants
+
+    out: dict[str, tuple[Any, str]] = {}
+    if "input" in row:
+        for k in ("cache_write", "cache_read"):
+            out[k] = (row["input"], "not recorded: the input price (no cache premium or discount)")
+    spec = provider_constants().get("caching", {}).get(str(row.get("provider", "")), {})
+    if "min_cache_tokens" in spec:
+        out["min_cache_tokens"] = (spec["min_cache_tokens"], f"the provider's documented minimum ({spec['source']}, "
+                                                             f"{spec['as_of']})")
+    else:
+        out["min_cache_tokens"] = (0, "not recorded: 0 (any length is cached)")
+    return out
+
+
+def from_litellm(doc: Mapping[str, Any], origin: str = "LiteLLM price file") -> dict[str, Price]:
+    """Prices from LiteLLM's `model_prices_and_context_window.json` alone (per-token costs become
+    per-million), its missing fields filled as `load_prices` fills them. Raises InputError."""
+    prices: dict[str, Price] = {}
+    _merge(prices, litellm_rows(doc, origin), origin, _gaps)
+    return prices
+
+
+# ---------------------------------------------------------------- the bundled sources
+
+def cache_dir() -> Path:
+    """Where `toolsurvey prices update` keeps the fetched LiteLLM file ($XDG_CACHE_HOME/toolsurvey)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "toolsurvey"
+
+
+def _overrides_doc() -> dict:
+    text = resources.files("toolsurvey").joinpath("assumptions/prices.toml").read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def litellm_source() -> dict[str, str]:
+    """Which LiteLLM file the default prices come from: the one `toolsurvey prices update` fetched
+    into the user cache, else the snapshot shipped in the package (version, date, licence)."""
+    meta = dict(_overrides_doc()["litellm"])
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    stamp = cache_dir() / "model_prices_and_context_window.meta.json"
+    if cached.is_file():
+        try:
+            info = json.loads(stamp.read_text("utf-8"))
+        except (OSError, ValueError):  # no or a damaged stamp: the file is still used, its date unknown
+            info = {}
+        info = info if isinstance(info, dict) else {}
+        return {"path": str(cached), "label": f"LiteLLM price file fetched {info.get('fetched', '?')}",
+                "as_of": str(info.get("fetched", "")), "source": str(info.get("url", LITELLM_URL))}
+    return {"path": "", "label": f"LiteLLM {meta['version']} snapshot ({meta['as_of']})",
+            "as_of": meta["as_of"], "source": meta["source"]}
+
+
+@cache
+def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
+    """The default table: the bundled overrides, then LiteLLM's file on top (its values win, the
+    overrides fill only what it lacks), then provider defaults for anything still missing."""
+    src = litellm_source()
+    if src["path"]:
+        try:
+            doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+            litellm_rows(doc, src["path"])
+        except (InputError, OSError) as e:
+            raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
+                             f"again, or delete {src['path']} to use the bundled snapshot") from None
+    else:
+        raw = resources.files("toolsurvey").joinpath("assumptions/" + _overrides_doc()["litellm"]["file"]).read_bytes()
+        doc = json.loads(gzip.decompress(raw))
+    rows = _toml_rows(_overrides_doc(), "toolsurvey/assumptions/prices.toml")
+    for row in rows.values():
+        row["_origins"] = {k: row["_origin"] for k in row}
+    for name, row in litellm_rows(doc, src["source"], src["as_of"]).items():
+        # LiteLLM's values win; a bundled row only fills the fields LiteLLM lacks (and keeps its note).
+        merged = rows.setdefault(name, {"_origins": {}})
+        merged.update(row)
+        merged["_origins"].update({k: src["label"] for k in row})
+        merged["_origin"] = src["label"]
+    prices: dict[str, Price] = {}
+    # An override of a few fields for a model this LiteLLM file does not list has nothing to fill.
+    _merge(prices, {k: r for k, r in rows.items() if "input" in r}, src["label"], _gaps)
+    return prices
+
+
+def bundled_prices() -> dict[str, Price]:
+    """The default price table: LiteLLM's file (user cache or shipped snapshot) + the bundled overrides."""
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    return dict(_default_prices((str(cached), cached.stat().st_mtime) if cached.is_file() else None))
+
+
+def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:
+    """Partial rows from `[models.NAME]` tables, each field labelled with the row's source and date."""
+    models = doc.get("models")
+    if not isinstance(models, dict) or not models:
+        raise InputError(f"{origin}: expected [models.NAME] tables, found none")
+    out = {}
+    for name, row in models.items():
+        if not isinstance(row, dict):
+            raise InputError(f"{origin}: [models.{name}] must be a table of fields")
+        label = f"{origin}: {row.get('source', origin)}" + (f" ({row['as_of']})" if row.get("as_of") else "")
+        out[name] = {**row, "_origin": label}
+    return out
+
+
+def _parse_json(text: str, origin: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{origin}: not valid JSON ({e.msg} at line {e.lineno})") from None
+
+
+def _read(source: str) -> tuple[str, str]:
+    """The text of a path or http(s) URL; raises InputError when it cannot be read."""
+    if source.startswith(("http://", "https://")):
+        from ..inputs.payloads import fetch  # streamed, with a byte cap and a deadline for the whole answer
+
+        try:
+            body, _ = fetch(source, {}, timeout=30)
+        except InputError as e:
+            raise InputError(f"cannot fetch prices: {e}") from None
+        return body.decode("utf-8", "replace"), source
+    from ..inputs.formats import read_text
+
+    return read_text(source, "prices file", "a prices TOML or JSON file"), source
+
+
+def load_prices(source: str | os.PathLike | None = None, *, base: Mapping[str, Price] | None = None,
+                overrides: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Price]:
+    """The default prices, updated field by field with a price file (toolsurvey TOML or LiteLLM JSON,
+    path or URL) and then with per-model overrides (whole rows, or fields of a known model).
+
+    A field the file does not give keeps its value. Raises InputError for unreadable files,
+    unknown formats and new rows missing a field.
+    """
+    prices = dict(base if base is not None else bundled_prices())
+    if source is not None:
+        text, origin = _read(os.fspath(source))
+        if text.lstrip().startswith("{"):
+            _merge(prices, litellm_rows(_parse_json(text, origin), origin), origin, _gaps)
+        else:
+            try:
+                doc = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as e:
+                raise InputError(f"{origin}: not valid TOML ({e})") from None
+            _merge(prices, _toml_rows(doc, origin), origin)
+    for model, row in (overrides or {}).items():
+        if not isinstance(row, Mapping):
+            raise InputError(f"price override for {model!r} must be a table of fields, found {row!r}")
+        old = prices.get(model)
+        row = dict(row)
+        row.setdefault("source", f"{old.source} + user override".lstrip(" +") if old else "user override")
+        _merge(prices, {model: {**row, "_origin": "user override"}}, "price override")
+    return prices
+
+
+_DATED = re.compile(r"(?:[-@]\d{8}|[-@]\d{4}-\d{2}-\d{2}|-latest)$")
+_PREFIXES = ("anthropic/", "openai/", "gemini/", "vertex_ai/")
+
+
+def resolve_model(model: str, prices: Mapping[str, Price]) -> str | None:
+    """The price-table name of `model`: itself, without a provider prefix, or without a date
+    suffix (claude-sonnet-4-5-20250929 -> claude-sonnet-4-5); None if none of those is known."""
+    tries = [model]
+    for p in _PREFIXES:
+        if model.startswith(p):
+            tries.append(model[len(p):])
+    tries += [p + model for p in _PREFIXES]
+    tries += [_DATED.sub("", t) for t in list(tries) if _DATED.search(t)]
+    return next((t for t in tries if t in prices), None)
+
+
+def price_for(model: str, prices: Mapping[str, Price]) -> Price:
+    """The Price of `model` (dated ids and provider prefixes resolve to their row); raises
+    InputError naming close matches and how to add one."""
+    name = resolve_model(model, prices)
+    if name is None:
+        import difflib
+
+        close = difflib.get_close_matches(model, list(prices), n=8, cutoff=0.6)
+        hint = f"close matches: {', '.join(close)}" if close else f"{len(prices):,} models known"
+        raise InputError(f"unknown model {model!r} ({hint}; `toolsurvey prices show` lists them). "
+                         f"To add one, {ADD_MODEL_HINT}")
+    p = prices[name]
+    return p if name == model else replace(p, model=model, note=f"{p.note} Priced as {name}.".strip())
+
+
+def update_prices(url: str = LITELLM_URL, *, today: str | None = None) -> tuple[Path, int]:
+    """Fetch LiteLLM's current price file into the user cache (then the default source) and return
+    its path and how many chat models it prices. Raises InputError when it cannot be fetched or is
+    not a LiteLLM price file; the file in use is left as it was."""
+    import datetime
+
+    from ..core.writing import atomic_write
+
+    try:
+        text, origin = _read(url)
+    except InputError as e:
+        raise InputError(f"{e}; offline? The default prices stay as they were ({litellm_source()['label']})") from None
+    rows = litellm_rows(_parse_json(text, origin), origin)  # refuse anything that is not the price file
+    folder = cache_dir()
+    day = today or datetime.datetime.now(datetime.UTC).date().isoformat()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = atomic_write(folder / "model_prices_and_context_window.json", text)
+        atomic_write(folder / "model_prices_and_context_window.meta.json",
+                     json.dumps({"url": url, "fetched": day}) + "\n")
+    except OSError as e:
+        raise InputError(f"cannot write the price cache in {folder}: {e.strerror}") from None
+    return path, len(rows)
