@@ -11,4 +11,5 @@ python3 -m venv .venv
 if [ -f scripts/install-system.sh ]; then bash scripts/install-system.sh; fi
 
 .venv/bin/ruff check toolsurvey tests bench
+.venv/bin/lint-imports
 .venv/bin/python -m pytest -q "$@"

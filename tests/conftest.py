@@ -6,6 +6,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
+TESTS = ROOT / "tests"
 
 
 def run_cli(*argv, capsys=None):
@@ -34,10 +35,6 @@ def write_json(tmp_path):
         p.write_text(json.dumps(value), encoding="utf-8")
         return p
     return write
-
-
-def compact(value) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 sys.path.insert(0, str(ROOT))

@@ -15,9 +15,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import tiktoken
+from _oracle import compact
 
 from toolsurvey.core.tokens import shipped_ranks
 
@@ -53,10 +53,6 @@ def tokens(text: str, provider: str) -> int:
     if name not in _ENC:
         _ENC[name] = _encoding(name)
     return len(_ENC[name].encode_ordinary(text))
-
-
-def compact(v: Any) -> str:
-    return json.dumps(v, ensure_ascii=False, separators=(",", ":"))
 
 
 def expected_count(provider: str, tools: list | None, system: str | None, message: str = "Hi") -> int:

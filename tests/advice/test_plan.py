@@ -7,7 +7,8 @@ import re
 import warnings
 
 import pytest
-from conftest import DATA, compact
+from _oracle import compact
+from conftest import DATA
 
 import toolsurvey as ts
 from toolsurvey.advice.planning import plan

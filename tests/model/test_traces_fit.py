@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import toolsurvey as ts
 from toolsurvey.core.tokens import get_encoding
@@ -67,12 +67,12 @@ def test_compare_names_the_input_behind_a_gap(traces):
 
 def test_the_sample_traces_fit_within_ten_percent():
     for fmt in ("claude-code", "otel", "provider-log"):
-        tr = ts.load_traces(Path(__file__).parents[1] / "data" / "traces" / fmt, engine="python")
+        tr = ts.load_traces(ROOT / "data" / "traces" / fmt, engine="python")
         assert ts.compare(tr).iloc[-1]["within_10pct"], fmt
 
 
 def test_report_with_traces_has_the_measured_vs_simulated_section():
-    root = Path(__file__).parents[1]
+    root = ROOT
     folder = root / "data" / "traces" / "claude-code"
     rep = ts.report(root / "data" / "registries" / "ops_assistant.json", usage=folder)
     s = rep.section("traces")

@@ -9,8 +9,7 @@ import random
 import pandas as pd
 import pytest
 from _memory import run_measured
-from _oracle import ntok
-from conftest import compact
+from _oracle import compact, ntok
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

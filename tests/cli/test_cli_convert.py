@@ -1,14 +1,14 @@
 """`toolsurvey convert`: every format written by the CLI loads back to the same tools."""
 
 import json
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 from toolsurvey import load
 from toolsurvey.inputs.formats import FORMATS
 
-SAMPLE = Path(__file__).parent.parent / "data/registries/formats/mcp_result.json"
+SAMPLE = ROOT / "data/registries/formats/mcp_result.json"
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -28,7 +28,7 @@ def test_openai_chat_output_has_the_documented_shape(cli):
 
 
 def test_several_servers_are_flattened_with_a_note(cli):
-    reg = Path(__file__).parent.parent / "data/registries/support_desk.json"
+    reg = ROOT / "data/registries/support_desk.json"
     code, out, err = cli("convert", reg, "--to", "anthropic")
     assert code == 0 and "flattened" in err
     assert len(json.loads(out)) == len(load(reg))

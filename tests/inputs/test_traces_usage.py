@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+from conftest import ROOT
 
 import toolsurvey as ts
 from toolsurvey.advice.planning import plan
 from toolsurvey.cli import main
 from toolsurvey.inputs.usage import load_usage
 
-ROOT = Path(__file__).parents[1]
 REG = ROOT / "data" / "registries" / "ops_assistant.json"
 CLAUDE = ROOT / "data" / "traces" / "claude-code"
 

@@ -4,7 +4,7 @@ import json
 import re
 
 import pytest
-from conftest import compact
+from _oracle import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

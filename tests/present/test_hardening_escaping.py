@@ -3,10 +3,10 @@
 import json
 import sys
 import uuid
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import TESTS
 
 import toolsurvey as ts
 from toolsurvey.present import charts
@@ -15,7 +15,7 @@ from toolsurvey.present import charts
 HOSTILE = "evil\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://x.example/\x07link\x1b]8;;\x07\rok\b\u202emoc.elpmaxe"
 RAW = ("\x1b", "\x07", "\r", "\b", "\u202e")
 LINK = '<a href="http://x.example/">Click to fix</a>'
-ESCAPE = [sys.executable, str(Path(__file__).parent / "servers" / "escape.py")]
+ESCAPE = [sys.executable, str(TESTS / "servers" / "escape.py")]
 
 
 def _no_raw(text: str) -> None:

@@ -1,10 +1,10 @@
 """The description-length assumption and `description_sweep`, checked against hand-worked rates
 and against `simulate` called directly."""
 
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from toolsurvey import Scenario, simulate
 from toolsurvey.errors import InputError
@@ -74,7 +74,7 @@ def test_bundled_effect_gives_the_seed_trade_off_on_the_sample():
     the 50-150 band and rises again past it, where only the tokens change."""
     import toolsurvey as ts
 
-    table = ts.footprint(ts.load(Path(__file__).parent.parent / "data/registries/ops_assistant.json"))
+    table = ts.footprint(ts.load(ROOT / "data/registries/ops_assistant.json"))
     grid = description_sweep(table, Scenario(steps=9), [0, 60, 150, 400])
     cost = list(grid["cost_per_completed_task"])
     assert cost[1] < cost[0] and cost[3] > cost[2]

@@ -10,7 +10,8 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import DATA, compact
+from _oracle import compact, ntok
+from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,10 +20,6 @@ from toolsurvey.errors import InputError
 from toolsurvey.inputs.payloads import image_tokens
 
 ENC = ts.get_encoding("o200k_base")
-
-
-def ntok(text: str) -> int:
-    return len(ENC.encode_ordinary(text))
 
 
 def png(w: int, h: int) -> str:

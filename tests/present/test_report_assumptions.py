@@ -3,11 +3,11 @@ options `simulate` has, and offer only the levers that apply to the model's prov
 
 from __future__ import annotations
 
-from pathlib import Path
+from conftest import ROOT
 
 import toolsurvey as ts
 
-OPS = Path(__file__).resolve().parent.parent / "data" / "registries" / "ops_assistant.json"
+OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 
 
 def test_report_without_a_scenario_names_every_default_it_assumed():

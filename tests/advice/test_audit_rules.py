@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from _oracle import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,10 +51,6 @@ def rules_hit(*tools: Tool) -> set[str]:
 def oracle(text: str) -> int:
     """tiktoken's o200k_base Encoding, called directly on the text."""
     return len(get_encoding("o200k_base").encode_ordinary(text))
-
-
-def compact(v) -> str:
-    return json.dumps(v, separators=(",", ":"), ensure_ascii=False)
 
 
 def test_the_good_tool_has_no_findings():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from conftest import ROOT, TESTS
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from toolsurvey.advice.pricing import load_config
@@ -126,11 +127,10 @@ def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
 
 def _eval(method):
     import csv
-    from pathlib import Path
 
     from toolsurvey.inputs.formats import load
 
-    data = Path(__file__).parent / "data"
+    data = TESTS / "data"
     reg = load(data / "similarity_pairs.tools.json")
     found = {frozenset(((r.server_a, r.tool_a), (r.server_b, r.tool_b)))
              for r in similar_pairs(reg, threshold=CFG["threshold"], method=method, config=CFG).itertuples()}
@@ -174,9 +174,8 @@ def test_memory_at_20k_tools_stays_under_300_mb(method):
     # both methods score the same candidates)
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = ROOT
     child = f"""
 import resource, sys
 sys.path[:0] = [{str(root)!r}, {str(root / "bench")!r}]

@@ -5,18 +5,14 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from conftest import DATA, compact
+from _oracle import compact, ntok
+from conftest import DATA
 
 import toolsurvey as ts
 
-ENC = ts.get_encoding("o200k_base")
 ISSUES = DATA / "responses" / "list_issues"
 SECRET = "Bearer s3cr3t-t0ken-value"
 ITEMS = [{"id": i, "name": f"item {i}", "owner": {"login": "x", "url": "https://x"}} for i in range(5)]
-
-
-def ntok(text: str) -> int:
-    return len(ENC.encode_ordinary(text))
 
 
 def test_by_tool_json_output_and_the_trimmed_ratio(cli):

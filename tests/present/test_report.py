@@ -7,8 +7,9 @@ import re
 
 import pandas as pd
 import pytest
+from _oracle import compact
 from bs4 import BeautifulSoup
-from conftest import DATA, compact
+from conftest import DATA
 
 import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Tool

@@ -4,16 +4,12 @@ import json
 import subprocess
 import sys
 
-from conftest import DATA, ROOT, compact
+from _oracle import compact, ntok
+from conftest import DATA, ROOT
 
 import toolsurvey as ts
 
-ENC = ts.get_encoding("o200k_base")
 SAMPLES = DATA / "responses"
-
-
-def ntok(text: str) -> int:
-    return len(ENC.encode_ordinary(text))
 
 
 def test_the_generator_reproduces_the_committed_samples_byte_for_byte(tmp_path):

@@ -6,15 +6,13 @@ import gzip
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ROOT
 
 from toolsurvey.errors import InputError
 from toolsurvey.inputs.traces.load import load_traces
-
-ROOT = Path(__file__).parents[1]
 
 
 @pytest.fixture(scope="module")

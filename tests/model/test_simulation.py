@@ -9,9 +9,9 @@ import json
 import math
 import threading
 import warnings
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +19,6 @@ import toolsurvey as ts
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 # The seeds' compact JSON (no provider overhead), so that tool tokens can be checked with tiktoken alone.
 QUIET = dict(call_tokens=0, answer_tokens=0, response_tokens=0, accuracy=False, render="json")

@@ -12,8 +12,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from conftest import TESTS
 
-ESCAPE = [sys.executable, str(Path(__file__).parent / "servers" / "escape.py")]
+ESCAPE = [sys.executable, str(TESTS / "servers" / "escape.py")]
 GIB = 2**30
 
 

@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from conftest import compact
+from _oracle import compact, ntok
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,10 +14,6 @@ from toolsurvey.errors import InputError
 from toolsurvey.measuring.trimming import cap_lists, keep_paths, remove_empty, to_text, truncate_strings
 
 ENC = ts.get_encoding("o200k_base")
-
-
-def ntok(text: str) -> int:
-    return len(ENC.encode_ordinary(text))
 
 
 ISSUES = [

@@ -17,13 +17,15 @@ from pathlib import Path
 
 import psutil
 import pytest
+from _oracle import compact
+from conftest import TESTS
 
 import toolsurvey as ts
 from tests.servers.oracle import read_stdio
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.inputs.discovery import discover, failures, save_snapshot
 
-SERVERS = Path(__file__).parent / "servers"
+SERVERS = TESTS / "servers"
 BIN = SERVERS / "node_modules" / ".bin"
 PYBIN = SERVERS / ".venv" / "bin"
 MISBEHAVE = [sys.executable, str(SERVERS / "misbehave.py")]
@@ -38,10 +40,6 @@ def need(path: Path) -> str:
     if os.environ.get("CI") or os.environ.get("TOOLSURVEY_REQUIRE_SERVERS"):
         pytest.fail(why)
     pytest.skip(why)
-
-
-def compact(value) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def tokens(text: str) -> int:

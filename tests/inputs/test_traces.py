@@ -10,12 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, TESTS
 
 from toolsurvey.cli import main
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.inputs.traces.load import load_traces
 
-DATA = Path(__file__).parent / "data" / "traces"
+DATA = TESTS / "data" / "traces"
 REAL = DATA / "real" / "claude-code-log_representative_messages.jsonl"
 O200K = get_encoding("o200k_base")  # the shipped o200k_base file, checked against tiktoken in test_tokens
 
@@ -233,7 +234,7 @@ def test_real_claude_code_log_fixture_matches_an_independent_sum():
 
 
 def test_generated_claude_code_folder_matches_an_independent_sum(tmp_path):
-    subprocess.run([sys.executable, str(Path(__file__).parents[1] / "scripts" / "gen_traces.py"), "claude-code",
+    subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_traces.py"), "claude-code",
                     str(tmp_path), "--sessions", "4", "--steps", "5"], check=True, capture_output=True)
     final: dict[str, int] = {}
     lines = 0

@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from conftest import compact
+from _oracle import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

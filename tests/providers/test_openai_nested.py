@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 from _oracle import ntok
+from conftest import TESTS
 
 import toolsurvey as ts
 from toolsurvey.providers.typescript import function_definitions
 
-SERVERS = Path(__file__).parent / "servers"
+SERVERS = TESTS / "servers"
 
 
 def node_modules() -> Path:

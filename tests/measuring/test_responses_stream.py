@@ -6,8 +6,7 @@ import json
 import random
 
 from _memory import run_measured
-from _oracle import ntok
-from conftest import compact
+from _oracle import compact, ntok
 
 from toolsurvey.measuring.responses import measure_responses
 
