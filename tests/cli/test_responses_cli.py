@@ -103,7 +103,7 @@ def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, server
     assert _Handler.seen[-1]["Authorization"] == SECRET  # it was sent
     table = ts.measure_responses(url, headers=[f"Authorization: {SECRET}"])
     assert table["tokens"][0] == ntok(compact(ITEMS)) and table["tool"][0] == "items"
-    assert "access_token=%2A%2A%2A" in table["source"][0] and "page=2" in table["source"][0]
+    assert table["source"][0].endswith("/api/items?access_token=<redacted>&page=<redacted>")  # every query value
     code, _, err = cli("responses", f"{server}/missing?token=abc123", "--header", f"Authorization: {SECRET}")
     assert code == 2 and "HTTP 404" in err and "abc123" not in err and "s3cr3t" not in err
     code, _, err = cli("responses", url, "--header", "no colon s3cr3t")

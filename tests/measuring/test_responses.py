@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.errors import InputError
-from toolsurvey.inputs.payloads import image_tokens
+from toolsurvey.providers.images import image_tokens
 
 ENC = ts.get_encoding("o200k_base")
 
@@ -270,7 +270,7 @@ def test_unknown_trimming_options_are_named():
     (b"RIFF\0\0\0\0WEBPVP8X" + b"\0" * 8 + (1023).to_bytes(3, "little") + (767).to_bytes(3, "little"), (1024, 768)),
 ])
 def test_image_sizes_are_read_from_gif_jpeg_and_webp_headers(header, size):
-    from toolsurvey.inputs.payloads import image_size
+    from toolsurvey.providers.images import image_size
 
     assert image_size(header) == size
     b64 = base64.b64encode(header).decode()

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.choices import SEVERITIES
+from ..core.frames import ViewableFrame
 from ..core.registry import Registry, Tool
 from ..core.tokens import count
 from ..errors import InputError
@@ -617,6 +618,12 @@ def _select(rules: Iterable[str] | None) -> list[Rule]:
     return out
 
 
+class Findings(ViewableFrame):
+    """The table `toolsurvey.audit` returns: one row per finding, worst first."""
+
+    view_name = "findings"
+
+
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
           encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
@@ -656,8 +663,6 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
                      thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
                      own=sorted(cfg["_own"]) if cfg["_own"] else None)
-    from ..present.views import Findings
-
     return Findings.of(out)
 
 

@@ -102,7 +102,7 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
     if fail_on is not None:
         out += _audit(reg, fail_on)
     if provider:
-        from ..providers.rules import limit_problems
+        from ..providers.limits import limit_problems
 
         tools = list(reg)
         out += [Breach("limit", provider, len(tools), 0, f"limit: {p}")

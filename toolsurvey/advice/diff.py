@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.registry import Registry, Tool
+from ..core.viewable import Viewable
 from ..errors import InputError
 from ..measuring.footprint import footprint, request_total, tools_only
 from ..present import markdown as md
@@ -22,9 +23,11 @@ _FIELDS = {"title": "title", "description": "description", "input_schema": "inpu
 _MODEL_TEXT = ("title", "description", "input_schema", "output_schema", "annotations")
 
 
-@dataclass
-class Diff:
+@dataclass(repr=False)
+class Diff(Viewable):
     """Two registries compared: one row per tool in `tools`, request totals and, with a scenario, costs."""
+
+    view_name = "diff"
 
     tools: pd.DataFrame  # server, tool, status, tokens_old, tokens_new, delta, changed, security
     request_old: int
@@ -32,15 +35,7 @@ class Diff:
     costs: dict[str, Any] = field(default_factory=dict)  # per task / month, old/new/delta, when simulated
     method: str = ""
 
-    def __repr__(self) -> str:
-        from ..present.views import diff_text
 
-        return diff_text(self)
-
-    def _repr_html_(self) -> str:
-        from ..present.views import diff_html
-
-        return diff_html(self)
 
     @property
     def request_delta(self) -> int:
@@ -294,13 +289,13 @@ def _costs(old: Registry, new: Registry, scenario: Any) -> dict[str, Any]:
 def measure_settings(scenario: Any) -> dict[str, Any]:
     """The footprint options (render, encoding, model) that make footprint's tokens per request the
     ones the simulation uses for `scenario`."""
-    from ..model.simulate import rendering_for
+    from ..providers.constants import rendering_for
     from ..providers.prices import load_prices, price_for
 
     provider = ""
     if scenario.render in ("auto", "openai", "anthropic"):  # the others do not depend on the provider
         provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider
-    render, model = rendering_for(scenario, provider)
+    render, model = rendering_for(scenario.render, scenario.model, provider)
     return {"render": render, "encoding": scenario.encoding, "model": model}
 
 

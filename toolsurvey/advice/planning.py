@@ -20,10 +20,10 @@ import pandas as pd
 
 from ..core.globs import any_glob, tags_match
 from ..core.registry import Registry, Tool
+from ..core.viewable import Viewable
 from ..errors import InputError
 from .pricing import load_config, merge_tools  # noqa: F401  (merge_tools: part of this module's API)
 
-ACTION_KINDS = ("delete", "merge", "trim", "gate")
 ACTION_COLUMNS = ["kind", "target", "tools", "detail", "tokens_per_request", "tokens_per_task"]
 
 
@@ -40,9 +40,11 @@ class Action:
     weight: float = field(default=0.0, repr=False)  # its share of the stage's change (trim: tokens saved)
 
 
-@dataclass
-class Plan:
+@dataclass(repr=False)
+class Plan(Viewable):
     """The actions, the registries and scenarios before and after, and the simulated figures."""
+
+    view_name = "plan"
 
     actions: list[Action]
     before: Registry
@@ -55,15 +57,7 @@ class Plan:
     assumptions: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
 
-    def __repr__(self) -> str:
-        from ..present.views import plan_text
 
-        return plan_text(self)
-
-    def _repr_html_(self) -> str:
-        from ..present.views import plan_html
-
-        return plan_html(self)
 
     def actions_table(self) -> pd.DataFrame:
         """One row per action (kind, target, tools, detail, tokens saved per request and per task)."""

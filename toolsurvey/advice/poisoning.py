@@ -23,7 +23,6 @@ from typing import Any
 
 from ..core.registry import Tool
 
-LEVELS = ("suspicious", "poisoning")  # in rising order
 _COMPROMISED = "remove it; treat the server as compromised until reviewed"
 _REVIEW = "review it; keep it if it is the server's own rule, not an order to the model"
 

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..core.assumptions import bundled_toml, read_toml
 from ..core.registry import Registry, Tool
 from ..errors import InputError
 
@@ -31,26 +29,16 @@ DESCRIPTION_RULES = ("description-missing", "description-short", "description-lo
 # --- configuration ----------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _bundled() -> str:
-    return resources.files("toolsurvey").joinpath("assumptions/audit.toml").read_text("utf-8")
-
-
 def load_config(override: dict | str | Path | None = None) -> dict:
     """The bundled thresholds (assumptions/audit.toml), with `override` (a dict or TOML file) merged in.
 
     Raises InputError for an unreadable override or a key the bundled file does not have.
     """
-    cfg = tomllib.loads(_bundled())
+    cfg = bundled_toml("audit.toml")
     if override is None:
         return cfg
     if not isinstance(override, dict):
-        from ..inputs.formats import read_text  # regular files only, within the input limit
-
-        try:
-            override = tomllib.loads(read_text(override, "audit config", "an audit config TOML file"))
-        except tomllib.TOMLDecodeError as e:
-            raise InputError(f"cannot read audit config {override}: {e}") from None
+        override = read_toml(override, "audit config")
     for section, values in override.items():
         if section not in cfg or not isinstance(values, dict):
             raise InputError(f"unknown audit config section {section!r}; expected one of: {', '.join(cfg)}")

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from importlib import resources
 
 import numpy as np
+
+from ..core.assumptions import bundled_text
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 BLOCK = 1 << 22  # cells (similarities or expanded postings) held at once per slice of rows: tens of MB
@@ -17,7 +18,7 @@ BLOCK = 1 << 22  # cells (similarities or expanded postings) held at once per sl
 
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
-    text = resources.files("toolsurvey").joinpath("assumptions/english_stop_words.txt").read_text("utf-8")
+    text = bundled_text("english_stop_words.txt")
     return frozenset(w for w in text.split("\n") if w and not w.startswith("#"))
 
 

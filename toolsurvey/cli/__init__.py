@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     # Only the sub-command being run needs its options: the first word not starting with "-".
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
-    from ..inputs.formats import MAX_INPUT_BYTES, input_limit
+    from ..core.files import MAX_INPUT_BYTES, input_limit
 
     _received.clear()
     previous = _on_termination(_terminate)

@@ -63,8 +63,9 @@ def run(args: argparse.Namespace) -> int:
     import json
     from pathlib import Path
 
+    from ..core.http import is_url, parse_header
     from ..errors import InputError
-    from ..inputs.configs import is_url, parse_env, parse_header
+    from ..inputs.configs import parse_env
     from ..inputs.discovery import discover, failures, name_problems, save_snapshot, snapshot
     from ._common import print_warnings, write
     from ._progress import Bar

@@ -21,8 +21,9 @@ def run(args: argparse.Namespace) -> int:
     import json
 
     from ..errors import InputError
+    from ..providers.caching import caching_rules
+    from ..providers.limits import limits
     from ..providers.prices import LITELLM_URL, litellm_source, load_prices, price_for, update_prices
-    from ..providers.rules import caching_rules, limits
     from ._common import render_table
 
     if args.action == "update":

@@ -7,12 +7,16 @@ streamed response chunk by chunk, stopping at `max_bytes` or when the deadline p
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..errors import InputError
 
+REDACTED = "<redacted>"
+MAX_FETCH_BYTES = 256 * 1024 * 1024  # one fetched document (a tool result, a price file)
 MAX_ANSWER_BYTES = 1 * 2**20  # a token count or an error is a few hundred bytes of JSON
 MAX_DISCOVERY_BYTES = 32 * 2**20  # one MCP message (a tools/list page) over Streamable HTTP
 
@@ -85,3 +89,72 @@ def capped_transport(inner: Any, max_bytes: int, on_refuse: Callable[[str], None
             await inner.aclose()
 
     return _Transport()
+
+
+def redact_url(url: str) -> str:
+    """The URL as it may be shown: no password, every query value and the fragment replaced by
+    <redacted> (API keys often travel there), and a user without a password (often a token) too."""
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.split(':')[0]}:{REDACTED}@{host}" if ":" in user else f"{REDACTED}@{host}"
+    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, REDACTED if parts.fragment else ""))
+
+
+def check_url(url: str, where: str = "URL") -> str:
+    """`url` if it is a usable http(s) URL; raises InputError saying what is wrong, without echoing it
+    (it may carry credentials)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
+    except ValueError as e:
+        raise InputError(f"{where} is not a valid URL ({e}); expected http(s)://host[:port]/path") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise InputError(f"{where} is not a valid URL (no host); expected http(s)://host[:port]/path")
+    return url
+
+
+def is_url(text: str) -> bool:
+    return text.lower().startswith(("http://", "https://"))
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # an HTTP token (RFC 9110)
+
+
+def parse_header(text: str) -> tuple[str, str]:
+    """`"Name: value"` -> (name, value); raises InputError naming the expected form (never the value)."""
+    name, sep, value = str(text).partition(":")
+    if not sep:  # all of it may be the secret
+        raise InputError("a header: expected 'Name: value' (it is not shown: all of it may be a secret)")
+    if not _HEADER_NAME.fullmatch(name.strip()):
+        raise InputError(f"header {name.strip()[:40]!r}…: expected 'Name: value' (value not shown)")
+    return name.strip(), value.strip()
+
+
+def parse_headers(items: list[str] | dict | None) -> dict[str, str]:
+    """'Name: value' strings (or a dict) to a dict; raises InputError as `parse_header` does."""
+    if isinstance(items, dict):
+        return {str(k): str(v) for k, v in items.items()}
+    return dict(parse_header(item) for item in items or ())
+
+
+def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[bytes, str]:
+    """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
+    import httpx
+
+    shown = redact_url(check_url(url, "the source"))
+    deadline = time.monotonic() + timeout  # the whole fetch, redirects and a slow trickle included
+    try:
+        with httpx.Client(timeout=deadline_timeout(timeout, deadline), follow_redirects=True) as client:
+            with client.stream("GET", url, headers=headers) as r:
+                if r.status_code >= 400:
+                    raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
+                body = read_capped(r, max_bytes=MAX_FETCH_BYTES, deadline=deadline, where=shown)
+                ctype = r.headers.get("content-type", "")
+    except httpx.TimeoutException:
+        raise InputError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
+    except httpx.HTTPError as e:
+        raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
+    return body, ctype

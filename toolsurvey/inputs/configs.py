@@ -9,11 +9,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
+from ..core.http import REDACTED, check_url, is_url, redact_url
 from ..errors import InputError
 
-REDACTED = "<redacted>"
 _VAR_START = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-|\})")
 # Launchers whose first plain argument names the server better than the launcher does.
 _RUNNERS = {"npx", "uvx", "node", "python", "python3", "deno", "bunx", "bun", "pipx", "uv", "run",
@@ -86,34 +86,6 @@ def secret_values(values, url: str | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in out if s))
 
 
-def redact_url(url: str) -> str:
-    """The URL without a password or query values (API keys often travel there)."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.split(':')[0]}:{REDACTED}@{host}" if ":" in user else f"{REDACTED}@{host}"
-    query = urlencode([(k, REDACTED) for k, _ in parse_qsl(parts.query, keep_blank_values=True)], safe="<>")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def check_url(url: str, where: str = "URL") -> str:
-    """`url` if it is a usable http(s) URL; raises InputError saying what is wrong, without echoing it
-    (it may carry credentials)."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
-    except ValueError as e:
-        raise InputError(f"{where} is not a valid URL ({e}); expected http(s)://host[:port]/path") from None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise InputError(f"{where} is not a valid URL (no host); expected http(s)://host[:port]/path")
-    return url
-
-
-def is_url(text: str) -> bool:
-    return text.startswith(("http://", "https://"))
-
-
 def name_for(target: str | list[str]) -> str:
     """A short server name for a command line or URL given without one."""
     if isinstance(target, str) and is_url(target):
@@ -149,14 +121,6 @@ def spec_for(target: str | list[str] | tuple[str, ...], *, name: str | None = No
                       cwd=cwd, secrets=secret_values(secrets))
 
 
-def parse_header(text: str) -> tuple[str, str]:
-    """`"Name: value"` -> (name, value); raises InputError naming the expected form."""
-    name, sep, value = text.partition(":")
-    if not sep or not name.strip():
-        raise InputError(f"--header {name.strip()!r}…: expected 'Name: value'")
-    return name.strip(), value.strip()
-
-
 def parse_env(text: str) -> tuple[str, str]:
     """`"KEY=value"` -> (key, value); raises InputError naming the expected form."""
     key, sep, value = text.partition("=")
@@ -175,7 +139,7 @@ def read_config(path: str | os.PathLike, only: list[str] | None = None,
     Raises InputError for a file that is not such a config, an unknown `--server` name, a bad
     entry, or a `${VAR}` that is not set and has no default.
     """
-    from .formats import read_json
+    from ..core.files import read_json
 
     environ = os.environ if environ is None else environ
     data = read_json(path)

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from ..core.http import REDACTED, redact_url
 from ..core.registry import Registry, Server
 from ..errors import InputError, ToolsurveyError
-from .configs import REDACTED, ServerSpec, read_config, redact_url, scrub, spec_for
+from .configs import ServerSpec, read_config, scrub, spec_for
 from .procs import Reaper, StderrRing, kill_session
 
 DEFAULT_CONNECT_TIMEOUT = 30.0  # start + initialize; `npx -y` may first download the package

@@ -2,34 +2,26 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import math
 import os
 import re
-import struct
 import sys
-import time
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from ..core import jsontree as _jsontree
+from ..core.http import fetch, parse_headers, redact_url
 from ..errors import InputError
+from ..providers.images import image_tokens
 
 TRACE_SUFFIXES = (".jsonl", ".ndjson")
 SAMPLE_SUFFIXES = (".json", ".txt", "") + TRACE_SUFFIXES  # what a folder is searched for
 MCP_KEYS = {"content", "structuredContent", "isError", "_meta"}
-MAX_FETCH_BYTES = 256 * 1024 * 1024
 # A JSON file this large is measured as a stream (JSONFile) when it is not to be trimmed: held parsed,
 # a JSON document takes about 10x its size.
 STREAM_JSON_BYTES = 8 * 2**20
-_SECRET_PARAM = re.compile(r"token|key|secret|sig|pass|auth|session|credential|code", re.I)
 _NOT_JSON = object()
 _EXPECTED = "a JSON or text file, a folder of samples or a .jsonl trace"
 
@@ -152,63 +144,6 @@ def from_mcp(result: dict, tool: str, **kw) -> Payload:
                    notes=notes, **kw)
 
 
-@lru_cache(maxsize=1)
-def image_rule() -> dict:
-    """The image counting rule (assumptions/images.toml, [anthropic])."""
-    text = resources.files("toolsurvey").joinpath("assumptions", "images.toml").read_text("utf-8")
-    return tomllib.loads(text)["anthropic"]
-
-
-def image_size(data: bytes) -> tuple[int, int] | None:
-    """(width, height) from a PNG, GIF, JPEG or WebP header, or None if it cannot be read."""
-    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
-        return struct.unpack(">II", data[16:24])
-    if data[:6] in (b"GIF87a", b"GIF89a") and len(data) >= 10:
-        return struct.unpack("<HH", data[6:10])
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and len(data) >= 30:
-        chunk = data[12:16]
-        if chunk == b"VP8 ":
-            w, h = struct.unpack("<HH", data[26:30])
-            return w & 0x3FFF, h & 0x3FFF
-        if chunk == b"VP8L":
-            b = int.from_bytes(data[21:25], "little")
-            return (b & 0x3FFF) + 1, ((b >> 14) & 0x3FFF) + 1
-        if chunk == b"VP8X":
-            return int.from_bytes(data[24:27], "little") + 1, int.from_bytes(data[27:30], "little") + 1
-    if data[:2] == b"\xff\xd8":
-        i = 2
-        while i + 9 < len(data):
-            if data[i] != 0xFF:
-                return None
-            marker = data[i + 1]
-            length = int.from_bytes(data[i + 2:i + 4], "big")
-            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-                h, w = struct.unpack(">HH", data[i + 5:i + 9])
-                return w, h
-            i += 2 + length
-    return None
-
-
-def image_tokens(b64: str, mime: str | None = None) -> tuple[int, str]:
-    """Tokens an image costs by the provider rule, and a note when its size could not be read."""
-    rule = image_rule()
-    text = str(b64)
-    if text.startswith("data:"):  # a data URL: data:image/png;base64,....
-        text = text.partition(",")[2]
-    text = re.sub(r"[^A-Za-z0-9+/]", "", text[:65536])  # the header is enough to read the size
-    try:
-        head = base64.b64decode(text[:len(text) // 4 * 4])
-    except (binascii.Error, ValueError):
-        head = b""
-    size = image_size(head)
-    if size is None or 0 in size:
-        return rule["max_tokens"], f"image ({mime or 'unknown type'}) of unreadable size, counted at the cap of {rule['max_tokens']}"
-    w, h = size
-    scale = min(1.0, rule["max_long_edge"] / max(w, h),
-                math.sqrt(rule["max_tokens"] * rule["pixels_per_token"] / (w * h)))
-    return min(rule["max_tokens"], math.ceil(int(w * scale) * int(h * scale) / rule["pixels_per_token"])), ""
-
-
 def decode(data: bytes, source: str) -> tuple[str, list[str]]:
     """UTF-8 text of `data`; invalid bytes become U+FFFD with a warning naming the first bad offset."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -246,56 +181,6 @@ def payload_from_value(value: Any, tool: str, source: str, **kw) -> Payload:
     return p
 
 
-def redact_url(url: str) -> str:
-    """The URL without user info and with secret-looking query values replaced by '***'."""
-    parts = urlsplit(url)
-    netloc = parts.hostname or ""
-    if parts.port:
-        netloc += f":{parts.port}"
-    if parts.username or parts.password:
-        netloc = "***@" + netloc
-    query = urlencode([(k, "***" if _SECRET_PARAM.search(k) else v) for k, v in parse_qsl(parts.query, True)])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
-
-
-def parse_headers(items: list[str] | dict | None) -> dict[str, str]:
-    """'Name: value' strings to a dict; raises InputError (without echoing values) for malformed ones."""
-    if not items:
-        return {}
-    if isinstance(items, dict):
-        return {str(k): str(v) for k, v in items.items()}
-    out = {}
-    for i, item in enumerate(items, 1):
-        name, sep, value = str(item).partition(":")
-        if not sep or not name.strip() or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
-            raise InputError(f"header #{i} is not of the form 'Name: value' (value not shown)")
-        out[name.strip()] = value.strip()
-    return out
-
-
-def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[bytes, str]:
-    """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
-    import httpx
-
-    from ..core.http import deadline_timeout, read_capped
-    from .configs import check_url
-
-    shown = redact_url(check_url(url, "the source"))
-    deadline = time.monotonic() + timeout  # the whole fetch, redirects and a slow trickle included
-    try:
-        with httpx.Client(timeout=deadline_timeout(timeout, deadline), follow_redirects=True) as client:
-            with client.stream("GET", url, headers=headers) as r:
-                if r.status_code >= 400:
-                    raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
-                body = read_capped(r, max_bytes=MAX_FETCH_BYTES, deadline=deadline, where=shown)
-                ctype = r.headers.get("content-type", "")
-    except httpx.TimeoutException:
-        raise InputError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
-    except httpx.HTTPError as e:
-        raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
-    return body, ctype
-
-
 def _url_tool(url: str) -> str:
     parts = urlsplit(url)
     segs = [s for s in parts.path.split("/") if s]
@@ -306,7 +191,7 @@ def _trace_lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of a trace file (a regular file, at most --max-input-bytes), read
     one line at a time, so a trace is never held in memory whole; invalid UTF-8 is replaced and warned
     about per line."""
-    from .formats import input_lines
+    from ..core.files import input_lines
 
     for n, raw in enumerate(input_lines(path, "file", _EXPECTED), 1):
         if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
@@ -346,7 +231,7 @@ def _trace_records(path: Path, lines, warnings: list[str], server: str | None) -
 
 def _file_payload(f: Path, tool: str, server: str | None) -> tuple[Payload, list[str]]:
     """A file's (or standard input's) result and warnings; raises InputError as `read_bytes` does."""
-    from .formats import read_bytes  # regular files or -, at most --max-input-bytes
+    from ..core.files import read_bytes  # regular files or -, at most --max-input-bytes
 
     text, warnings = decode(read_bytes(f, "file", _EXPECTED), str(f))
     stdin = str(f) == "-"
@@ -357,7 +242,7 @@ def _file_payload(f: Path, tool: str, server: str | None) -> tuple[Payload, list
 
 def _large_json(f: Path) -> bool:
     """True for a file of at least STREAM_JSON_BYTES that starts (after a BOM and spaces) an object or list."""
-    from .formats import input_chunks
+    from ..core.files import input_chunks
 
     try:
         if f.stat().st_size < STREAM_JSON_BYTES:

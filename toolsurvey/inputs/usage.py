@@ -19,10 +19,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.files import NotJSONNumber, position, read_text, strict_loads
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..errors import InputError
-from .formats import NotJSONNumber, position, read_text, strict_loads
 
 COLUMNS = ["line", "timestamp", "session", "server", "tool", "arguments", "response_tokens",
            "tokens_estimated", "outcome", "response"]

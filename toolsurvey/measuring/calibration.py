@@ -135,7 +135,7 @@ def save_calibration(cal: dict, path: str) -> None:
 
 def load_calibration(path: str) -> dict:
     """Read and check a calibration file; raises InputError saying what is missing or wrong."""
-    from ..inputs.formats import read_json
+    from ..core.files import read_json
 
     cal = read_json(path)
     where = f"{path}: not a toolsurvey calibration file"

@@ -237,7 +237,7 @@ class Client:
                  sleep: Callable[[float], None] | None = None, progress: Progress | None = None,
                  transport: Any = None):
         self.provider, self.model = parse_target(target)
-        from ..inputs.configs import check_url
+        from ..core.http import check_url
 
         self.url = check_url(base_url(self.provider, base, environ) + self.provider.path(self.model), "the base URL")
         self.environ = environ
@@ -569,7 +569,7 @@ def _offline(reg: Registry, provider: Provider, model: str) -> tuple[pd.DataFram
 def _documented_overhead(provider: Provider, model: str) -> int | None:
     if provider.name != "anthropic":
         return None
-    from ..providers.render import anthropic_family
+    from ..providers.constants import anthropic_family
 
     try:
         return int(anthropic_family(model)[1]["auto"])

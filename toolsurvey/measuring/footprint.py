@@ -8,6 +8,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from ..core.frames import ViewableFrame
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
@@ -58,6 +59,12 @@ class Counter:
         return [len(encode(t)) for t in texts]
 
 
+class Footprint(ViewableFrame):
+    """The table `toolsurvey.footprint` returns: one row per tool, instructions and overhead."""
+
+    view_name = "footprint"
+
+
 def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json",
               model: str | None = None, tool_choice: str = "auto", parts: bool = True) -> pd.DataFrame:
     """One row per tool with its tokens by part, plus rows for server instructions and the
@@ -70,8 +77,6 @@ def footprint(reg: Registry, *, encoding: str | None = None, render: str = "json
                                        tool_choice=tool_choice, parts=parts)
     table = pd.DataFrame({c: v if c in TEXT_COLUMNS else np.array(v, dtype=np.int64) for c, v in columns.items()})
     table.attrs.update(attrs)
-    from ..present.views import Footprint
-
     return Footprint.of(table)
 
 

@@ -15,10 +15,10 @@ from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
 from ..providers import render as R
+from ..providers.constants import DEFAULT_MODEL, anthropic_family, openai_family, provider_constants
 
 # Row-level parts besides the tool parts: the per-request overhead and server instructions.
 PARTS = R.PARTS + ("instructions", "overhead")
-DEFAULT_MODEL = {"openai": "gpt-4o", "anthropic": "claude-sonnet-4-5"}
 TEXT_COLUMNS = ("server", "tool", "kind")
 _JSON_RENDERINGS = ("json", "sent", "anthropic")
 
@@ -104,15 +104,15 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
     model = model or DEFAULT_MODEL.get(render)
     overhead, note, renderer = 0, R.RENDERINGS[render], None
     if render == "openai":
-        family, consts = R.openai_family(model)
+        family, consts = openai_family(model)
         encoding = encoding or consts["encoding"]
         overhead = consts["func_end"] if len(reg) else 0
         renderer = lambda t: R.render_openai(t, consts)  # noqa: E731
-        note += f"; constants of the {family} family ({R.provider_constants()['openai']['source']})"
+        note += f"; constants of the {family} family ({provider_constants()['openai']['source']})"
     elif render == "anthropic":
         if tool_choice not in ("auto", "none", "any", "tool"):
             raise InputError(f"unknown tool_choice {tool_choice!r}; expected auto, none, any or tool")
-        family, consts = R.anthropic_family(model)
+        family, consts = anthropic_family(model)
         overhead = consts["auto" if tool_choice in ("auto", "none") else "any"] if len(reg) else 0
         renderer = R.render_anthropic
         note += f"; tool-use system prompt of the {family} family for tool_choice={tool_choice}"

@@ -8,11 +8,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..core import jsonstream as _jsonstream
 from ..core import jsontree as _jsontree
 from ..core.choices import DEFAULT_CAP
 from ..core.tokens import DEFAULT_ENCODING
 from ..errors import InputError
+from ..inputs import jsonstream as _jsonstream
 from ..inputs.payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
 from .footprint import Counter
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from ..core.assumptions import toml_or_bundled
 from ..errors import InputError
 
 OUTSIDE_RULES = ("clamp", "extrapolate")
@@ -104,27 +103,12 @@ def curve_from_mapping(doc: Mapping[str, Any], origin: str) -> AccuracyCurve:
                          as_of=str(doc.get("as_of", "")), outside=str(doc.get("outside", "clamp")))
 
 
-def _read_toml(path: str | os.PathLike | None, bundled: str, what: str = "accuracy curve") -> tuple[dict, str]:
-    if path is None:
-        text = resources.files("toolsurvey").joinpath(f"assumptions/{bundled}").read_text("utf-8")
-        origin = f"toolsurvey/assumptions/{bundled}"
-    else:
-        origin = os.fspath(path)
-        from ..inputs.formats import read_text
-
-        text = read_text(path, what, f"a {what} TOML file")
-    try:
-        return tomllib.loads(text), origin
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{origin}: not valid TOML ({e})") from None
-
-
 def load_accuracy(path: str | os.PathLike | None = None) -> AccuracyCurve:
     """The bundled curve ('Tool registry design'), or the one in a TOML file of the same layout.
 
     Raises InputError for an unreadable or malformed file.
     """
-    return curve_from_mapping(*_read_toml(path, "accuracy.toml"))
+    return curve_from_mapping(*toml_or_bundled(path, "accuracy.toml", "accuracy curve"))
 
 
 @dataclass(frozen=True)
@@ -156,7 +140,7 @@ class DescriptionEffect:
 def load_description_effect(path: str | os.PathLike | None = None) -> DescriptionEffect:
     """The bundled description-length assumption ('Tool registry design'), or one from a TOML file of the same
     layout; raises InputError for an unreadable or malformed file."""
-    doc, origin = _read_toml(path, "description_effect.toml", "description effect")
+    doc, origin = toml_or_bundled(path, "description_effect.toml", "description effect")
     points = doc.get("points")
     keys = ("tokens", "wrong", "failure")
     if not isinstance(points, list) or not all(

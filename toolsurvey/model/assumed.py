@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import fields, replace
-from pathlib import Path
 from typing import Any
+
+from ..core.assumptions import read_toml
 
 # Scenario fields a cost figure depends on, in words a reader knows.
 KEY_ASSUMPTIONS = {
@@ -15,10 +15,6 @@ KEY_ASSUMPTIONS = {
     "tasks_per_day": "tasks a day", "response_tokens": "tool result (tokens)", "call_tokens": "tool call (tokens)",
     "answer_tokens": "final answer (tokens)", "strategy": "visible tools", "accuracy": "accuracy effect",
 }
-# Options of `simulate`, `report` and `plan` that set a scenario field.
-OPTIONS = ("model", "tasks_per_day", "caching", "system_prompt_tokens")
-
-
 def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
     """The scenario (a Scenario, a scenario file path or None for the defaults) with the options
     that are not None applied, and the set of fields that were stated (by the file or an option).
@@ -32,10 +28,7 @@ def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
         sc = Scenario()
     elif isinstance(scenario, (str, os.PathLike)):
         sc = load_scenario(scenario)
-        try:
-            stated = set(tomllib.loads(Path(scenario).read_text("utf-8")))
-        except (OSError, tomllib.TOMLDecodeError):  # load_scenario has read it already
-            stated = set()
+        stated = set(read_toml(scenario, "scenario"))  # the keys the file gives
     else:
         sc = scenario
         default = Scenario()

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -13,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.assumptions import read_toml
 from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
@@ -130,7 +129,7 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
 def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
     """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
     p = Path(path) if base is None or Path(path).is_absolute() else base / path
-    from ..inputs.formats import parse_json, read_text
+    from ..core.files import parse_json, read_text
 
     text = read_text(p, "samples file", "a JSON or CSV samples file")
     if p.suffix == ".csv":
@@ -310,27 +309,10 @@ def load_phases(path: str | os.PathLike) -> tuple[tuple[Phase, ...], str | None]
 
 
 def _toml(path: str | os.PathLike, what: str) -> dict:
-    from ..inputs.formats import read_text
-
     try:
-        text = read_text(path, what, f"a TOML {what} file")
+        return read_toml(path, what)
     except InputError as e:
         raise InputError(f"cannot read {what} {e}") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"{path}: not valid TOML ({e})") from None
-    _reject_non_finite(doc, os.fspath(path))
-    return doc
-
-
-def _reject_non_finite(value: Any, where: str, key: str = "") -> None:
-    """TOML allows nan and inf; no count, price or rate can be either."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise InputError(f"{where}: {key or 'a value'} = {value} is not a finite number")
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    for k, v in items:
-        _reject_non_finite(v, where, f"{key}[{k}]" if isinstance(k, int) else f"{key}.{k}".lstrip("."))
 
 
 def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:

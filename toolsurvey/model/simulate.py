@@ -19,22 +19,26 @@ import numpy as np
 import pandas as pd
 
 from ..core.registry import Registry
+from ..core.viewable import Viewable
 from ..errors import InputError
+from ..providers.caching import cache_write_price, caching_rules, resolve_caching
+from ..providers.constants import fixed_overhead, rendering_for
+from ..providers.limits import limit_problems
 from ..providers.prices import PER_MILLION, Price, load_prices, price_for
-from ..providers.rules import caching_rules, limit_problems, resolve_caching
 from .accuracy import AccuracyCurve
 from .scenario import Dist, Scenario, load_scenario
 from .strategies import Profile, ToolTable, average_table, profile, tool_table
 
 CACHE_MODES = {"none": 0, "prefix": 1, "incremental": 2, "explicit": 3}
-PROVIDER_RENDER = {"anthropic": "anthropic", "openai": "openai"}
 
 __all__ = ["Run", "Scenario", "load_scenario", "simulate", "sweep"]
 
 
-@dataclass
-class Run:
+@dataclass(repr=False)
+class Run(Viewable):
     """The result of `simulate`: per-request table, per-task summary, and the assumptions used."""
+
+    view_name = "run"
 
     scenario: Scenario
     steps: pd.DataFrame
@@ -45,15 +49,6 @@ class Run:
     percentiles: pd.DataFrame | None = None  # Monte Carlo: p50/p90/p99 of the per-task figures
     sampled: dict | None = None              # Monte Carlo: the raw draws (results per call, ...)
 
-    def __repr__(self) -> str:
-        from ..present.views import run_text
-
-        return run_text(self)
-
-    def _repr_html_(self) -> str:
-        from ..present.views import run_html
-
-        return run_html(self)
 
     def table(self) -> pd.DataFrame:
         """The summary as a one-row DataFrame carrying the assumptions in `attrs`."""
@@ -148,34 +143,6 @@ def _measured(reg: Registry, **options) -> ToolTable:
     return table
 
 
-def rendering_for(sc: Scenario, provider: str) -> tuple[str, str | None]:
-    """The footprint rendering and model that `sc` measures tools with, given its model's provider:
-    "auto" becomes the provider's rendering, and the model applies only under its own provider's."""
-    render = sc.render
-    if render == "auto":
-        render = PROVIDER_RENDER.get(provider, "json")
-    model = sc.model if render in ("openai", "anthropic") and PROVIDER_RENDER.get(provider) == render else None
-    return render, model
-
-
-def fixed_overhead(render: str, model: str | None) -> tuple[float, str]:
-    """The per-request tokens a provider adds to any request with tools under `render` (Anthropic's
-    tool-use system prompt for tool_choice auto; OpenAI's per-request function constant), and what
-    they are; (0, "") for renderings without one. Raises InputError for a model with no constants."""
-    from ..providers.render import anthropic_family, openai_family
-
-    if render == "anthropic" and model:
-        fam, spec = anthropic_family(model)
-        why = f"the {fam} family's tool-use system prompt ({spec['auto']} tokens)"
-        if spec.get("assumed"):
-            why += f" ({' '.join(spec['assumed'].split())})"
-        return float(spec["auto"]), why
-    if render == "openai" and model:
-        fam, spec = openai_family(model)
-        return float(spec["func_end"]), f"OpenAI's per-request function constant ({spec['func_end']} tokens, {fam})"
-    return 0.0, ""
-
-
 class _Context:
     """Caches shared by the rows of one call: tool tables, prices, curves and visible-set profiles, each built once."""
 
@@ -199,7 +166,7 @@ class _Context:
         return self.curves[key]
 
     def table(self, sc: Scenario, price: Price) -> ToolTable:
-        render, model = rendering_for(sc, price.provider)
+        render, model = rendering_for(sc.render, sc.model, price.provider)
         if self.reg is None:
             if sc.tool_tokens is None or sc.registry_size is None:
                 raise InputError("without a registry, give tool_tokens (average tokens per tool) and "
@@ -280,7 +247,7 @@ def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None,
         increment=col([caching_rules(p.provider).get("cache_increment", 1) for p in g_prices]))
     money = dict(answer=col([sc.answer_tokens for sc in groups]), p_in=col([p.input for p in g_prices]),
                  p_out=col([p.output for p in g_prices]),
-                 p_write=col([cache_write_price(sc, p) for sc, p in zip(groups, g_prices, strict=True)]),
+                 p_write=col([cache_write_price(p, sc.cache_ttl, sc.model) for sc, p in zip(groups, g_prices, strict=True)]),
                  p_read=col([p.cache_read for p in g_prices]), window=col([p.context_window for p in g_prices]))
     out = dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results, params=params,
                money=money, calls=calls, steps=steps, searches=searches, wrong=wrong, success=success,
@@ -294,23 +261,6 @@ def _rows(ctx: _Context, groups: list[Scenario], pick: np.ndarray | None = None,
     out["limits"] = [limit_problems(pr.provider, max(p.visible), ctx.table(sc, pr).names if ctx.reg is not None else ())
                      for sc, pr, p in zip(groups, g_prices, g_profs, strict=True)]
     return out
-
-
-def cache_write_price(sc: Scenario, price: Price) -> float:
-    """The price per million tokens written to the cache for the scenario's cache_ttl: the 5-minute
-    price, or the 1-hour one (the price file's, else the provider's documented multiplier on input).
-    Raises InputError for a 1-hour cache where the provider documents none."""
-    rules = caching_rules(price.provider)
-    if sc.cache_ttl == "1h":
-        if price.cache_write_1h is not None:
-            return price.cache_write_1h
-        if "write_1h_multiplier" not in rules:
-            raise InputError(f"cache_ttl '1h' is documented only for Anthropic's cache; {sc.model} "
-                             f"({price.provider or 'unknown provider'}) has no 1-hour cache price")
-        return price.input * float(rules["write_1h_multiplier"])
-    if rules.get("write_premium") is False:  # the provider charges cache writes as plain input
-        return price.input
-    return price.cache_write
 
 
 def _storage_per_month(rows: dict, groups: list[Scenario]) -> np.ndarray:
@@ -377,7 +327,7 @@ def _summaries(rows: dict) -> pd.DataFrame:
 
 
 def _assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable, curve: AccuracyCurve | None) -> dict:
-    render, _ = rendering_for(sc, price.provider)
+    render, _ = rendering_for(sc.render, sc.model, price.provider)
     a = sc.assumptions()
     a["price"] = price.as_dict()
     a["accuracy_curve"] = curve.as_dict() if (sc.accuracy and curve is not None) else "off (wrong_rate 0, success 1)"

@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..advice.diff import as_registry
+from ..core.viewable import Viewable
 from ..core.writing import atomic_write, spreadsheet_safe
 from ..errors import InputError, ToolsurveyError
 from ..measuring.footprint import by_server, footprint, request_total, tools_only
@@ -61,9 +62,11 @@ class Section:
     missing: str | None = None
 
 
-@dataclass
-class Report:
+@dataclass(repr=False)
+class Report(Viewable):
     """Everything the report shows, computed; `to_html`, `to_markdown`, `to_csv` and `save` render it."""
+
+    view_name = "report"
 
     title: str
     subtitle: str
@@ -71,15 +74,7 @@ class Report:
     levers: list[tuple[str, float]] = field(default_factory=list)  # (change, dollars saved per month)
     meta: dict[str, Any] = field(default_factory=dict)  # date, version, inputs: [(name, short sha256)]
 
-    def __repr__(self) -> str:
-        from .views import report_text
 
-        return report_text(self)
-
-    def _repr_html_(self) -> str:
-        from .views import report_html
-
-        return report_html(self)
 
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
@@ -435,7 +430,7 @@ def _levers(inp: _Inputs) -> list[tuple[str, float]]:
                    strategy="retrieval", retrieval_k=10)
     # Only levers that apply: caching is offered where the provider needs it turned on (Anthropic);
     # where it is automatic (OpenAI, Gemini's implicit caching) there is nothing to turn on.
-    from ..providers.rules import caching_is_a_lever, caching_rules
+    from ..providers.caching import caching_is_a_lever, caching_rules
 
     provider = inp.run.assumptions["price"].get("provider", "")
     if str(inp.run.assumptions.get("caching_used", "")).startswith("none") and caching_is_a_lever(provider):

@@ -93,60 +93,34 @@ def change(before: float, after: float, fmt=money) -> str:
     return f"{fmt(before)} → {fmt(after)}{pct}"
 
 
-class _RichFrame(pd.DataFrame):
-    """A DataFrame that shows headline figures above itself in Jupyter and in repr().
-
-    Anything derived from it (a slice, a copy, a groupby) is a plain DataFrame again.
-    """
-
-    @property
-    def _constructor(self):
-        return pd.DataFrame
-
-    @classmethod
-    def of(cls, df: pd.DataFrame):
-        out = cls(df)
-        out.attrs.update(df.attrs)
-        return out
-
-    def _headline(self) -> tuple[str, list[str]]:
-        raise NotImplementedError
-
-    def _repr_html_(self) -> str:
-        title, lines = self._headline()
-        return rich_html(title, lines, [("", pd.DataFrame(self), None)])
-
-    def __repr__(self) -> str:
-        title, lines = self._headline()
-        return plain(title, lines) + "\n\n" + pd.DataFrame(self).__repr__()
+def footprint_lines(table) -> tuple[str, list[str]]:
+    tools = table[table["kind"] == "tool"] if "kind" in table else table
+    a = table.attrs
+    title = (f"{plural(len(tools), 'tool')} in {plural(tools['server'].nunique(), 'server')}: "
+             f"{number(int(table['tokens'].sum()))} tokens per request")
+    lines = [f"{a.get('render', '?')} rendering, {a.get('encoding', '?')}: {a.get('method', '')}"]
+    if len(tools):
+        lines.append(f"per tool: median {number(tools['tokens'].median())} tokens, "
+                     f"largest {number(int(tools['tokens'].max()))} tokens")
+    return title, lines
 
 
-class Footprint(_RichFrame):
-    """The table `toolsurvey.footprint` returns: one row per tool, instructions and overhead."""
-
-    def _headline(self):
-        tools = self[self["kind"] == "tool"] if "kind" in self else self
-        a = self.attrs
-        title = (f"{plural(len(tools), 'tool')} in {plural(tools['server'].nunique(), 'server')}: "
-                 f"{number(int(self['tokens'].sum()))} tokens per request")
-        lines = [f"{a.get('render', '?')} rendering, {a.get('encoding', '?')}: {a.get('method', '')}"]
-        if len(tools):
-            lines.append(f"per tool: median {number(tools['tokens'].median())} tokens, "
-                         f"largest {number(int(tools['tokens'].max()))} tokens")
-        return title, lines
+def findings_lines(found) -> tuple[str, list[str]]:
+    n = len(found)
+    tools = found.drop_duplicates(["server", "tool"]).shape[0] if n else 0
+    counts = found["severity"].value_counts()
+    by = ", ".join(f"{int(counts[s]):,} {s}" for s in ("security", "error", "warning", "info") if s in counts)
+    title = f"{plural(n, 'finding')} on {plural(tools, 'tool')} (of {number(found.attrs.get('tools', 0))} audited)"
+    saving = int(found["tokens"].clip(lower=0).sum()) if n else 0
+    return title, ([by] if by else []) + [f"the fixes that remove text save {number(saving)} tokens per request"]
 
 
-class Findings(_RichFrame):
-    """The table `toolsurvey.audit` returns: one row per finding, worst first."""
+def _frame_html(lines_of):
+    return lambda df: rich_html(*lines_of(df), [("", pd.DataFrame(df), None)])
 
-    def _headline(self):
-        n = len(self)
-        tools = self.drop_duplicates(["server", "tool"]).shape[0] if n else 0
-        counts = self["severity"].value_counts()
-        by = ", ".join(f"{int(counts[s]):,} {s}" for s in ("security", "error", "warning", "info") if s in counts)
-        title = f"{plural(n, 'finding')} on {plural(tools, 'tool')} (of {number(self.attrs.get('tools', 0))} audited)"
-        saving = int(self["tokens"].clip(lower=0).sum()) if n else 0
-        return title, ([by] if by else []) + [f"the fixes that remove text save {number(saving)} tokens per request"]
+
+def _frame_text(lines_of):
+    return lambda df: plain(*lines_of(df)) + "\n\n" + pd.DataFrame(df).__repr__()
 
 
 # -- the views of the result objects (each class's _repr_html_ and __repr__ call these) -------------
@@ -235,3 +209,24 @@ def report_html(rep) -> str:
 
 def report_text(rep) -> str:
     return plain(*_report_lines(rep)) + f"\n  tables: {', '.join(rep.tables)}"
+
+
+# view name (a Viewable's `view_name`) -> (text view, HTML view)
+_VIEWS = {
+    "footprint": (_frame_text(footprint_lines), _frame_html(footprint_lines)),
+    "findings": (_frame_text(findings_lines), _frame_html(findings_lines)),
+    "plan": (plan_text, plan_html),
+    "run": (run_text, run_html),
+    "diff": (diff_text, diff_html),
+    "report": (report_text, report_html),
+}
+
+
+def text_view(obj) -> str:
+    """`repr()` of a Viewable: its plain-text view."""
+    return _VIEWS[obj.view_name][0](obj)
+
+
+def html_view(obj) -> str:
+    """Jupyter's view of a Viewable: its HTML view."""
+    return _VIEWS[obj.view_name][1](obj)

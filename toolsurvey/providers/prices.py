@@ -11,10 +11,10 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..core.assumptions import bundled_bytes, bundled_toml, reject_non_finite
 from ..errors import InputError
 
 PER_MILLION = 1_000_000
@@ -114,7 +114,7 @@ def _merge(prices: dict[str, Price], rows: Mapping[str, Mapping[str, Any]], orig
 # ---------------------------------------------------------------- LiteLLM's file
 
 def _provider_map() -> dict[str, str]:
-    from .render import provider_constants
+    from .constants import provider_constants
 
     return dict(provider_constants().get("litellm_providers", {}).get("map", {}))
 
@@ -161,7 +161,7 @@ def _is_num(v: Any) -> bool:
 def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     """Values for the fields a model's rows left out: no cache discount or premium (the input price),
     and the provider's documented minimum cacheable length (0 for a provider toolsurvey does not know)."""
-    from .render import provider_constants
+    from .constants import provider_constants
 
     out: dict[str, tuple[Any, str]] = {}
     if "input" in row:
@@ -176,14 +176,6 @@ def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     return out
 
 
-def from_litellm(doc: Mapping[str, Any], origin: str = "LiteLLM price file") -> dict[str, Price]:
-    """Prices from LiteLLM's `model_prices_and_context_window.json` alone (per-token costs become
-    per-million), its missing fields filled as `load_prices` fills them. Raises InputError."""
-    prices: dict[str, Price] = {}
-    _merge(prices, litellm_rows(doc, origin), origin, _gaps)
-    return prices
-
-
 # ---------------------------------------------------------------- the bundled sources
 
 def cache_dir() -> Path:
@@ -193,8 +185,7 @@ def cache_dir() -> Path:
 
 
 def _overrides_doc() -> dict:
-    text = resources.files("toolsurvey").joinpath("assumptions/prices.toml").read_text("utf-8")
-    return tomllib.loads(text)
+    return bundled_toml("prices.toml")
 
 
 def litellm_source() -> dict[str, str]:
@@ -228,8 +219,7 @@ def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
             raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
                              f"again, or delete {src['path']} to use the bundled snapshot") from None
     else:
-        raw = resources.files("toolsurvey").joinpath("assumptions/" + _overrides_doc()["litellm"]["file"]).read_bytes()
-        doc = json.loads(gzip.decompress(raw))
+        doc = json.loads(gzip.decompress(bundled_bytes(_overrides_doc()["litellm"]["file"])))
     rows = _toml_rows(_overrides_doc(), "toolsurvey/assumptions/prices.toml")
     for row in rows.values():
         row["_origins"] = {k: row["_origin"] for k in row}
@@ -275,14 +265,14 @@ def _parse_json(text: str, origin: str) -> Any:
 def _read(source: str) -> tuple[str, str]:
     """The text of a path or http(s) URL; raises InputError when it cannot be read."""
     if source.startswith(("http://", "https://")):
-        from ..inputs.payloads import fetch  # streamed, with a byte cap and a deadline for the whole answer
+        from ..core.http import fetch  # streamed, with a byte cap and a deadline for the whole answer
 
         try:
             body, _ = fetch(source, {}, timeout=30)
         except InputError as e:
             raise InputError(f"cannot fetch prices: {e}") from None
         return body.decode("utf-8", "replace"), source
-    from ..inputs.formats import read_text
+    from ..core.files import read_text
 
     return read_text(source, "prices file", "a prices TOML or JSON file"), source
 
@@ -305,6 +295,7 @@ def load_prices(source: str | os.PathLike | None = None, *, base: Mapping[str, P
                 doc = tomllib.loads(text)
             except tomllib.TOMLDecodeError as e:
                 raise InputError(f"{origin}: not valid TOML ({e})") from None
+            reject_non_finite(doc, origin)
             _merge(prices, _toml_rows(doc, origin), origin)
     for model, row in (overrides or {}).items():
         if not isinstance(row, Mapping):

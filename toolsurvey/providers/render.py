@@ -9,17 +9,13 @@ the parts of a tool always add up exactly to its total.
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
-from importlib import resources
+from functools import lru_cache
 from typing import Any
 
 from ..core.registry import Tool
-from ..errors import InputError
 
 PARTS = ("name", "description", "schema", "param_descriptions", "annotations",
          "output_schema", "other", "structure")
@@ -195,27 +191,3 @@ def _openai_properties(schema: Any, c: dict[str, int], r: Rendered) -> None:
 # --- provider constants (data, not code) --------------------------------------------------------
 
 
-@cache
-def provider_constants() -> dict[str, Any]:
-    """The bundled provider constants file (sources and dates inside)."""
-    text = resources.files("toolsurvey").joinpath("assumptions/providers.toml").read_text("utf-8")
-    return tomllib.loads(text)
-
-
-def _match_family(families: dict[str, Any], model: str, provider: str) -> tuple[str, dict]:
-    for fam, spec in families.items():
-        if any(fnmatch.fnmatchcase(model, pat) for pat in spec["models"]):
-            return fam, spec
-    known = ", ".join(p for spec in families.values() for p in spec["models"])
-    raise InputError(f"no {provider} constants for model {model!r}; known model patterns: {known}. "
-                     f"Add a family to providers.toml or pass another --model")
-
-
-def openai_family(model: str) -> tuple[str, dict]:
-    """The cookbook constants that apply to `model`; raises InputError for an unknown model."""
-    return _match_family(provider_constants()["openai"]["families"], model, "OpenAI")
-
-
-def anthropic_family(model: str) -> tuple[str, dict]:
-    """The tool-use system prompt sizes that apply to `model`; raises InputError if unknown."""
-    return _match_family(provider_constants()["anthropic"]["families"], model, "Anthropic")

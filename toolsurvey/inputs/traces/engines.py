@@ -42,10 +42,6 @@ FROM read_ndjson_objects(?, ignore_errors = true) t(j)
 """
 
 
-def duckdb_available() -> bool:
-    return importlib.util.find_spec("duckdb") is not None
-
-
 def _need(module: str, engine: str):
     """The module, imported; raises MissingExtra (an InputError) naming the extra that brings it."""
     from ...core.extras import require

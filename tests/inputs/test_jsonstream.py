@@ -13,8 +13,8 @@ from _oracle import compact, ntok
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey.core import jsonstream as _jsonstream
 from toolsurvey.core import jsontree as _jsontree
+from toolsurvey.inputs import jsonstream as _jsonstream
 from toolsurvey.inputs import payloads
 from toolsurvey.measuring.responses import field_costs, measure_responses
 

@@ -19,9 +19,9 @@ import re
 from collections.abc import Iterator
 from json.encoder import encode_basestring
 
-from ..inputs.payloads import MCP_KEYS
-from . import jsontree as _jsontree
-from .jsontree import PathTable, may_cut
+from ..core import jsontree as _jsontree
+from ..core.jsontree import PathTable, may_cut
+from .payloads import MCP_KEYS
 
 _CHUNK = 1 << 16
 # An escape sequence: a surrogate pair, a lone surrogate (group 1), or any other escape. Outside
@@ -38,7 +38,7 @@ class NotStreamable(Exception):
 def _checked_chunks(path: str | os.PathLike) -> Iterator[bytes]:
     """The file's bytes in chunks (see `formats.input_chunks`), a byte order mark dropped as
     `payloads.decode` does; raises NotStreamable where the parser and `json.loads` would differ."""
-    from ..inputs.formats import input_chunks
+    from ..core.files import input_chunks
 
     carry, first = b"", True
     for chunk in itertools.chain(input_chunks(path, "file", "a JSON file", _CHUNK), [b""]):  # b"": the end
