@@ -9,7 +9,6 @@ cost more per request and less per task). Tokens are compact-JSON tokens (the me
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -22,6 +21,7 @@ import pandas as pd
 from ..core.choices import SEVERITIES
 from ..core.frames import ViewableFrame
 from ..core.registry import Registry, Tool
+from ..core.text import quoted
 from ..core.tokens import count
 from ..errors import InputError
 from ..measuring.tool_tokens import tool_tokens
@@ -74,12 +74,7 @@ class Hit:
 
 def _short(text: str, n: int = 80) -> str:
     """A quoted excerpt of at most `n` characters, with invisible characters shown as \\uXXXX."""
-    text = text if len(text) <= n else text[: n - 1] + "…"
-    return '"' + "".join(f"\\u{ord(c):04x}" if _invisible(c) else c for c in text) + '"'
-
-
-def _invisible(c: str) -> bool:
-    return unicodedata.category(c) in ("Cf", "Cc", "Co") and c not in "\n\t"
+    return quoted(text, n)
 
 
 def walk(schema: Any, path: str = "", depth: int = 0, seen: frozenset = frozenset()) -> Iterator[tuple[str, Any]]:

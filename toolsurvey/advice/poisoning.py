@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..core.registry import Tool
+from ..core.text import quoted
 
 _COMPROMISED = "remove it; treat the server as compromised until reviewed"
 _REVIEW = "review it; keep it if it is the server's own rule, not an order to the model"
@@ -146,12 +147,7 @@ def _show(text: str, m: re.Match | None = None, n: int = 120) -> str:
     """A quoted excerpt around a match, with invisible characters shown as \\uXXXX."""
     if m is not None:
         text = text[max(0, m.start() - 30):m.end() + 40]
-    text = text if len(text) <= n else text[: n - 1] + "…"
-    return '"' + "".join(f"\\u{ord(c):04x}" if _invisible(c) else c for c in text) + '"'
-
-
-def _invisible(c: str) -> bool:
-    return unicodedata.category(c) in ("Cf", "Cc", "Co") and c not in "\n\t"
+    return quoted(text, n)
 
 
 def _first(pats: tuple[re.Pattern, ...], text: str) -> re.Match | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 from ..core.files import STDIN, read_json
 from ..core.registry import Registry, Server, Tool
+from ..core.text import invisible_in
 from ..errors import InputError
 
 FORMATS = ("mcp", "openai-chat", "openai-responses", "anthropic", "gemini", "registry")
@@ -203,7 +203,7 @@ def _convert(item: dict, fmt: str, server: str, where: str, warnings: list[str])
         desc = json.dumps(desc, ensure_ascii=False)
     _check_size(where, desc, schema, output)
     for field, text in (("name", name), ("description", desc)):
-        odd = _invisible(text)
+        odd = invisible_in(text)
         if odd:
             warnings.append(f"{where}: {field} contains invisible or direction-changing characters "
                             f"({', '.join(odd)}); they cost tokens and can hide text from reviewers")
@@ -235,13 +235,6 @@ def _check_size(where: str, desc: str | None, *schemas: Any) -> None:
 
 
 # Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.
-def _invisible(text: str | None) -> list[str]:
-    if not text or text.isascii():  # no ASCII character is in category Cf; most text is ASCII
-        return []
-    found = sorted({c for c in text if unicodedata.category(c) == "Cf"})
-    return [f"U+{ord(c):04X}" for c in found[:5]]
-
-
 def _ref_cycle(schema: dict) -> list[str] | None:
     """A chain of local `$ref`s (root, `$defs`, `definitions`) that leads back to itself, or None."""
     targets = {"#": schema}
