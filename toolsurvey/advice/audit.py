@@ -27,6 +27,7 @@ from ..errors import InputError
 from ..measuring.tool_tokens import tool_tokens
 from ..providers.render import compact_json
 from . import poisoning
+from .folding import name_words, stem
 from .pricing import (
     access,
     can_merge,
@@ -37,7 +38,7 @@ from .pricing import (
     price_findings,
     split_pairs,
 )
-from .similarity import _stem, name_words, similar_pairs
+from .similarity import similar_pairs
 
 _ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
@@ -162,7 +163,7 @@ class Ctx:
 
 
 def _restates(name: str, desc: str, cfg: dict) -> bool:
-    words = [_stem(w) for w in _words(desc)]
+    words = [stem(w) for w in _words(desc)]
     if not words or len(words) >= cfg["min_words"]:
         return False
     synonym = {}
@@ -170,7 +171,7 @@ def _restates(name: str, desc: str, cfg: dict) -> bool:
         for w in group:
             synonym[w] = group[0]
     canon = lambda w: synonym.get(w, w)  # noqa: E731
-    name_set = {canon(_stem(w)) for w in name_words(name)}
+    name_set = {canon(stem(w)) for w in name_words(name)}
     stop = set(cfg["restate_stop_words"])
     content = [canon(w) for w in words if w not in stop]
     new = [w for w in content if w not in name_set]

@@ -110,7 +110,7 @@ def can_merge(server_a: str, server_b: str, own: frozenset[str] | None) -> bool:
 def access(tool: Tool, cfg: dict) -> str | None:
     """"read", "write" or None (cannot tell): the tool's readOnlyHint when given, else the first word of
     its name that is a read or a write verb (get_deploy_history reads; alerting_rules_write writes)."""
-    from .similarity import name_words
+    from .folding import name_words
 
     ann = tool.annotations if isinstance(tool.annotations, dict) else {}
     if isinstance(ann.get("readOnlyHint"), bool):
@@ -128,7 +128,7 @@ def split_pairs(pairs: pd.DataFrame, reg: Registry, cfg: dict,
     """`similarity.similar_pairs` rows split into pairs the user can merge (re-clustered among
     themselves) and pairs they cannot (`can_merge`); read/write pairs are dropped from both
     (docs/audit.md: read and write tools are never paired)."""
-    from .similarity import _components
+    from .similarity import components
 
     index = {(t.server, t.name): i for i, t in enumerate(reg)}
     kind = [access(t, cfg) for t in reg]  # once per tool, however many pairs it is in
@@ -141,7 +141,7 @@ def split_pairs(pairs: pd.DataFrame, reg: Registry, cfg: dict,
     mergeable, other = pairs[ok].reset_index(drop=True), pairs[same & ~ok].reset_index(drop=True)
     # clusters again among the mergeable pairs only, so a pair the user cannot merge joins nothing
     a, b = np.minimum(ends[0][ok], ends[1][ok]), np.maximum(ends[0][ok], ends[1][ok])
-    labels = np.asarray(_components(len(reg.tools), a, b,
+    labels = np.asarray(components(len(reg.tools), a, b,
                                     (mergeable["basis"] == "same action and object").to_numpy(dtype=bool),
                                     mergeable["score"].to_numpy(dtype=float)), dtype=np.int64)
     cluster = np.where(labels[a] == labels[b], labels[a], 0) if len(a) else np.zeros(0, dtype=np.int64)
