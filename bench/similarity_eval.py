@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from toolsurvey.advice.pair_features import FEATURES, score, scored_pairs  # noqa: E402
-from toolsurvey.advice.pricing import load_config  # noqa: E402
 from toolsurvey.advice.similarity import METHODS, similar_pairs  # noqa: E402
+from toolsurvey.advice.thresholds import load_config  # noqa: E402
 from toolsurvey.inputs.formats import load  # noqa: E402
 
 DATA = ROOT / "tests" / "data"

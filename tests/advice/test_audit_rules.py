@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolsurvey.advice.audit import RULES, audit, fails, inline_refs
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError

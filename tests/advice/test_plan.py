@@ -11,8 +11,8 @@ from _oracle import compact
 from conftest import DATA
 
 import toolsurvey as ts
+from toolsurvey.advice.merging import merge_tools
 from toolsurvey.advice.planning import plan
-from toolsurvey.advice.pricing import merge_tools
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError

@@ -6,7 +6,9 @@ import warnings
 import pandas as pd
 import pytest
 
-from toolsurvey.advice.pricing import baseline, price_findings, visibility
+from toolsurvey.advice.baseline import baseline
+from toolsurvey.advice.pricing import price_findings
+from toolsurvey.advice.visibility import visibility
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.inputs.usage import load_usage
 from toolsurvey.model.scenario import Phase, Scenario

@@ -6,9 +6,9 @@ from conftest import ROOT, TESTS
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from toolsurvey.advice.folding import Folder, name_words
-from toolsurvey.advice.pricing import load_config
 from toolsurvey.advice.similarity import clusters, similar_pairs
 from toolsurvey.advice.similarity import components as _components
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.errors import InputError
 

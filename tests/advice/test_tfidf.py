@@ -9,8 +9,8 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 from toolsurvey import load
 from toolsurvey.advice.folding import Folder
 from toolsurvey.advice.neighbours import nearest_in, neighbours, tfidf
-from toolsurvey.advice.pricing import load_config
 from toolsurvey.advice.tfidf import Tfidf, stop_words, top_k
+from toolsurvey.advice.thresholds import load_config
 
 REAL = ROOT / "tests" / "data" / "real_tools"
 

@@ -28,17 +28,11 @@ from ..measuring.tool_tokens import tool_tokens
 from ..providers.render import compact_json
 from . import poisoning
 from .folding import name_words, stem
-from .pricing import (
-    access,
-    can_merge,
-    load_config,
-    merge_groups,
-    merge_saving,
-    owned,
-    price_findings,
-    split_pairs,
-)
+from .merging import access, merge_groups, merge_saving, split_pairs
+from .ownership import can_merge, owned
+from .pricing import price_findings
 from .similarity import similar_pairs
+from .thresholds import load_config
 
 _ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
@@ -630,7 +624,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     `progress(total)`, if given, is called once per tool checked (the CLI's progress bar).
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
-    from .pricing import check_owned
+    from .ownership import check_owned
 
     cfg = load_config(config)
     cfg["_own"] = owned(own)
@@ -670,7 +664,7 @@ def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
 
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
     """Per rule: severity, findings, distinct tools, tokens per request the fixes save (each text counted
-    once, by `advice.price_findings`, the price the report and the plan use too)."""
+    once, by `advice.pricing.price_findings`, the price the report and the plan use too)."""
     g = findings.groupby("rule", sort=False)
     tools = findings.drop_duplicates(["rule", "server", "tool"]).groupby("rule", sort=False).size()
     out = pd.DataFrame({"severity": g["severity"].first(), "findings": g.size(), "tools": tools,

@@ -149,7 +149,7 @@ def what_changed(old: Tool, new: Tool) -> str:
 def _scanner() -> Any:
     """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises."""
     from .poisoning import scan
-    from .pricing import load_config
+    from .thresholds import load_config
 
     cfg = load_config()["poisoning"]
     return lambda tool: {s.rule for s in scan(tool, cfg)}

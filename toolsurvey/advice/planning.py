@@ -22,7 +22,8 @@ from ..core.globs import any_glob, tags_match
 from ..core.registry import Registry, Tool
 from ..core.viewable import Viewable
 from ..errors import InputError
-from .pricing import load_config, merge_tools  # noqa: F401  (merge_tools: part of this module's API)
+from .merging import merge_tools  # noqa: F401  (merge_tools: part of this module's API)
+from .thresholds import load_config
 
 ACTION_COLUMNS = ["kind", "target", "tools", "detail", "tokens_per_request", "tokens_per_task"]
 
@@ -83,7 +84,7 @@ def _merge_groups(reg: Registry, cfg: dict, calls: dict[str, int], own) -> tuple
     """Clusters of near-duplicates the user can merge (every pair shares action and object; within one
     server, or among the servers they own), and notes about the clusters left alone (similar wording
     only: clarify their descriptions instead)."""
-    from .pricing import merge_groups, split_pairs
+    from .merging import merge_groups, split_pairs
     from .similarity import similar_pairs
 
     c = cfg["similarity"]
@@ -161,7 +162,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
 
     `usage` is a Usage (toolsurvey.usage.load_usage), a log path or a list of call records; `phases` a phases file or Phase list;
     `scenario` a Scenario or scenario file holding every other assumption (model, steps, caching, ...).
-    "before" is `advice.baseline`: the scenario as given (its strategy, e.g. its phase gating) with the
+    "before" is `advice.baseline.baseline`: the scenario as given (its strategy, e.g. its phase gating) with the
     log's mean tool result; every stage is a change from it. Merges join tools of one server, or of the
     servers named in `own` (a list or comma-separated). `trim` is True (the rule in
     assumptions/audit.toml [plan]), False, or overrides of that rule. When the plan adds phase gating,
@@ -171,7 +172,10 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     """
     from ..inputs.usage import Usage, load_usage
     from ..model.simulate import simulate
-    from .pricing import baseline, check_owned, merge_saving, owned, visibility
+    from .baseline import baseline
+    from .merging import merge_saving
+    from .ownership import check_owned, owned
+    from .visibility import visibility
 
     cfg = load_config(config)
     rule = _trim_rule(cfg, trim if isinstance(trim, dict) else None)  # checked before any work

@@ -231,7 +231,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     traces, usage = for_report(traces, usage)
     inp.usage = _usage(usage, reg, inp)
     if inp.scenario is not None:
-        from ..advice.pricing import baseline
+        from ..advice.baseline import baseline
 
         inp.given_response_tokens = inp.scenario.response_tokens.expected()
         inp.scenario = baseline(reg, inp.scenario, inp.usage_log)
@@ -295,7 +295,8 @@ def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
 def _priced(inp: _Inputs) -> pd.Series:
     """Each finding's tokens per request, counted once and weighted by how often its tool is visible
     under the scenario (advice.price_findings: the audit summary and the plan price the same way)."""
-    from ..advice.pricing import price_findings, visibility
+    from ..advice.pricing import price_findings
+    from ..advice.visibility import visibility
 
     return price_findings(inp.findings, visibility(inp.reg, inp.run) if inp.run is not None else None)
 
