@@ -132,7 +132,7 @@ MEMORY_CHILD = """
 import resource, sys
 sys.path[:0] = [{root!r}, {bench!r}]
 from audit import registry
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.advice.similarity import similar_pairs
 cfg = load_config()["similarity"]
 reg = registry({n}, 1)

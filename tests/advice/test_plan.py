@@ -371,7 +371,7 @@ def test_layers_run_one_way():
         return {n.module.lstrip(".") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
 
     assert not imports("toolsurvey.advice.pricing") & {"auditing", "planning", "reporting"}
-    assert "planning" not in imports("toolsurvey.advice.audit") and "auditing" not in imports("toolsurvey.advice.planning")
+    assert "planning" not in imports("toolsurvey.advice.audit.run") and "auditing" not in imports("toolsurvey.advice.planning")
 
 
 def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():

@@ -182,7 +182,7 @@ def test_memory_at_20k_tools_stays_under_300_mb(method):
 import resource, sys
 sys.path[:0] = [{str(root)!r}, {str(root / "bench")!r}]
 from audit import registry
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.advice.similarity import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
@@ -217,7 +217,7 @@ def test_scored_pairs_a_general_update_with_its_special_cases_only():
 
 
 def test_audit_can_use_the_scored_method():
-    from toolsurvey.advice.audit import audit
+    from toolsurvey.advice.audit.run import audit
 
     r = Registry.from_tools([
         Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="a"),

@@ -285,7 +285,7 @@ def _simulate(reg: Any, sc: Any, **changes) -> Any:
 
 def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
     try:
-        from ..advice.audit import audit
+        from ..advice.audit.run import audit
     except ImportError:
         inp.missing["audit"] = "the audit module (toolsurvey.auditing) is not installed"
         return None
