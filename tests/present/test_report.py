@@ -349,7 +349,7 @@ def test_usage_section_matches_the_log(tmp_path):
 def test_plan_section_equals_plan_called_separately():
     import warnings
 
-    from toolsurvey.advice.planning import plan
+    from toolsurvey.advice.plan.stages import plan
     from toolsurvey.inputs.usage import load_usage
 
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
@@ -456,7 +456,7 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
 
 
 def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
-    from toolsurvey.advice import planning
+    from toolsurvey.advice.plan import stages as planning
     from toolsurvey.model.scenario import Phase
 
     real = planning.plan

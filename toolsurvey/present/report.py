@@ -589,7 +589,7 @@ _UNITS = {"tools": lambda v: f"{v:,.1f}".removesuffix(".0"), "tokens": lambda v:
 def _plan(inp: _Inputs) -> Section:
     s = Section("plan", "The consolidation plan: before and after")
     try:
-        from ..advice.planning import plan
+        from ..advice.plan.stages import plan
     except ImportError:
         s.missing = "Not written: the planning module (toolsurvey.planning) is not installed."
         return s
