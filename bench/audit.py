@@ -18,9 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from toolsurvey.advice.audit import audit
-from toolsurvey.advice.pricing import load_config  # noqa: E402
-from toolsurvey.advice.similarity import Folder, similar_pairs  # noqa: E402
+from toolsurvey.advice.audit.run import audit
+from toolsurvey.advice.folding import Folder  # noqa: E402
+from toolsurvey.advice.similarity import similar_pairs  # noqa: E402
+from toolsurvey.advice.thresholds import load_config  # noqa: E402
 from toolsurvey.core.registry import Registry, Tool  # noqa: E402
 
 VERBS = ["get", "list", "search", "create", "update", "delete", "describe", "fetch", "query", "send", "restart",

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from toolsurvey.advice.audit import audit  # noqa: E402
+from toolsurvey.advice.audit.run import audit  # noqa: E402
 from toolsurvey.inputs.formats import load  # noqa: E402
 
 RULES = ["poisoning-*", "suspicious-*"]

@@ -26,8 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from toolsurvey.advice.pricing import load_config  # noqa: E402
-from toolsurvey.advice.similarity import FEATURES, METHODS, score, scored_pairs, similar_pairs  # noqa: E402
+from toolsurvey.advice.pair_features import FEATURES, score, scored_pairs  # noqa: E402
+from toolsurvey.advice.similarity import METHODS, similar_pairs  # noqa: E402
+from toolsurvey.advice.thresholds import load_config  # noqa: E402
 from toolsurvey.inputs.formats import load  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -131,7 +132,7 @@ MEMORY_CHILD = """
 import resource, sys
 sys.path[:0] = [{root!r}, {bench!r}]
 from audit import registry
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.advice.similarity import similar_pairs
 cfg = load_config()["similarity"]
 reg = registry({n}, 1)

@@ -7,8 +7,9 @@ from _oracle import compact
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolsurvey.advice.audit import RULES, audit, fails, inline_refs
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.audit.run import RULES, audit, fails
+from toolsurvey.advice.audit.schema import inline_refs
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
@@ -333,7 +334,7 @@ def test_two_rules_on_one_description_charge_once():
 
 
 def test_summary_and_cli_header_price_findings_like_the_table(cli, tmp_path):
-    from toolsurvey.advice.audit import summary
+    from toolsurvey.advice.audit.run import summary
 
     tools = [good(name="get_owner", description="Gets owner."),
              good(name="list_teams", input_schema=schema(**{"$schema": "http://json-schema.org/draft-07/schema#"}))]

@@ -5,7 +5,7 @@ import pytest
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey.advice.audit import audit
+from toolsurvey.advice.audit.run import audit
 
 
 @pytest.fixture(scope="module")

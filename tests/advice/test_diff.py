@@ -12,6 +12,7 @@ from toolsurvey.advice.diff import diff
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.present import markdown as md
+from toolsurvey.present.diff_comment import diff_markdown
 
 # tiktoken's own Encoding (loaded from the shipped file, since tiktoken cannot download it here).
 ENC = get_encoding("o200k_base")
@@ -47,7 +48,7 @@ def test_identical_inputs_report_no_change():
     assert d.identical and d.request_delta == 0
     assert set(d.tools["status"]) == {"unchanged"}
     assert d.summary().startswith("no change")
-    assert "| " not in d.to_markdown()  # no table when nothing changed
+    assert "| " not in diff_markdown(d)  # no table when nothing changed
 
 
 def test_added_removed_changed_with_the_part_that_changed():
@@ -90,7 +91,7 @@ def test_instruction_changes_are_rows(tmp_path):
 def test_markdown_escapes_table_breaking_characters():
     evil = "a|b`c*d_e[f](javascript:x)<script>alert(1)</script>\nnext line"
     new = reg(Tool(evil, "x", schema(), server="s|t"))
-    text = diff(reg(), new).to_markdown()
+    text = diff_markdown(diff(reg(), new))
     row = [line for line in text.splitlines() if line.startswith("| added")][0]
     # The row keeps exactly the table's 8 pipes: none from the data.
     assert row.count("|") - row.count("\\|") == 8
@@ -153,7 +154,7 @@ def test_scenario_adds_tokens_per_task_and_money_per_month():
     # No accuracy effect, no caching: 4 requests per task, each carrying the tools once.
     assert d.costs["task_delta"] == 4 * d.request_delta
     assert d.costs["month_delta"] == pytest.approx(4 * d.request_delta * 2.0 / 1e6 * 3000)
-    assert "per month" in d.summary() and "test-model" in d.to_markdown()
+    assert "per month" in d.summary() and "test-model" in diff_markdown(d)
 
 
 def test_cli_diff_with_a_scenario_file(cli, write_json, tmp_path):
@@ -218,7 +219,7 @@ def test_same_name_new_text_is_a_security_relevant_change(tmp_path, cli):
     assert sec["security"].iloc[0] == ("new text under the same name: description; "
                                        "the new text raises poisoning-shadowing")
     assert "1 security-relevant change" in d.summary()
-    assert "#### Security-relevant changes" in d.to_markdown()
+    assert "#### Security-relevant changes" in diff_markdown(d)
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.write_text(json.dumps({"servers": {s.name: {"tools": [t.to_mcp() for t in s.tools]}
                                          for s in old.servers.values()}}))

@@ -11,8 +11,8 @@ from _oracle import compact
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey.advice.planning import plan
-from toolsurvey.advice.pricing import merge_tools
+from toolsurvey.advice.merging import merge_tools
+from toolsurvey.advice.plan.stages import plan
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
@@ -362,16 +362,32 @@ def test_own_on_the_command_line(cli, tmp_path):
 
 
 def test_layers_run_one_way():
-    # advice sits below auditing and planning; neither of those imports the other
+    # the modules the audit, the plan and the report share sit below them; the audit and the plan
+    # import neither each other nor anything above them
     import ast
     import importlib.util
+    import pkgutil
+
+    import toolsurvey.advice.audit as audit_pkg
+    import toolsurvey.advice.plan as plan_pkg
 
     def imports(module):
         tree = ast.parse(open(importlib.util.find_spec(module).origin, encoding="utf-8").read())
-        return {n.module.lstrip(".") for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        package = module.rsplit(".", 1)[0]
+        return {importlib.util.resolve_name("." * n.level + (n.module or ""), package) if n.level else n.module
+                for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
 
-    assert not imports("toolsurvey.advice.pricing") & {"auditing", "planning", "reporting"}
-    assert "planning" not in imports("toolsurvey.advice.audit") and "auditing" not in imports("toolsurvey.advice.planning")
+    def modules(pkg):
+        return [f"{pkg.__name__}.{m.name}" for m in pkgutil.iter_modules(pkg.__path__)]
+
+    above = ("toolsurvey.advice.audit", "toolsurvey.advice.plan", "toolsurvey.present")
+    for m in ("thresholds", "ownership", "merging", "visibility", "pricing", "baseline"):
+        assert not {i for i in imports(f"toolsurvey.advice.{m}") if i.startswith(above)}, m
+    assert modules(audit_pkg) and modules(plan_pkg)
+    for m in modules(audit_pkg):
+        assert not {i for i in imports(m) if i.startswith(("toolsurvey.advice.plan", "toolsurvey.present"))}, m
+    for m in modules(plan_pkg):
+        assert not {i for i in imports(m) if i.startswith(("toolsurvey.advice.audit", "toolsurvey.present"))}, m
 
 
 def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():

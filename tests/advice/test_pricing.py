@@ -6,7 +6,9 @@ import warnings
 import pandas as pd
 import pytest
 
-from toolsurvey.advice.pricing import baseline, price_findings, visibility
+from toolsurvey.advice.baseline import baseline
+from toolsurvey.advice.pricing import price_findings
+from toolsurvey.advice.visibility import visibility
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.inputs.usage import load_usage
 from toolsurvey.model.scenario import Phase, Scenario
@@ -63,7 +65,7 @@ def test_price_findings_charges_one_description_once_and_weights_by_visibility()
 
 
 def test_a_merge_is_priced_on_the_requests_that_show_every_member():
-    from toolsurvey.advice.audit import audit
+    from toolsurvey.advice.audit.run import audit
 
     desc = "Get one incident by id: title, severity, status, owner and timeline."
     reg = Registry.from_tools([Tool("get_incident", desc, S, server="inc"),

@@ -4,7 +4,7 @@ ones; every published attack style flagged `poisoning`; the issue's false flags 
 import pytest
 from conftest import ROOT
 
-from toolsurvey.advice.audit import audit, fails
+from toolsurvey.advice.audit.run import audit, fails
 from toolsurvey.advice.poisoning import fold
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.inputs.formats import load

@@ -5,8 +5,10 @@ import pytest
 from conftest import ROOT, TESTS
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from toolsurvey.advice.pricing import load_config
-from toolsurvey.advice.similarity import Folder, _components, clusters, name_words, similar_pairs
+from toolsurvey.advice.folding import Folder, name_words
+from toolsurvey.advice.similarity import clusters, similar_pairs
+from toolsurvey.advice.similarity import components as _components
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.errors import InputError
 
@@ -87,7 +89,7 @@ def test_empty_and_stop_word_only_registries():
 def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch):
     import random
 
-    import toolsurvey.advice.similarity as S
+    import toolsurvey.advice.neighbours as S
     import toolsurvey.advice.tfidf as T
 
     rng = random.Random(3)
@@ -112,7 +114,7 @@ def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch)
 def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
     # 30 servers each with a `list_alerts`: one action-and-object block. Up to k + 1 members every pair is
     # a candidate; beyond, each member meets its k nearest (here its twin, same team), not all 29 others
-    from toolsurvey.advice.similarity import scored_pairs
+    from toolsurvey.advice.pair_features import scored_pairs
 
     tools = [Tool("list_alerts", f"Lists the open alerts of team{i // 2} with severity and owner.",
                   {"type": "object"}, server=f"s{i}") for i in range(30)]
@@ -180,7 +182,7 @@ def test_memory_at_20k_tools_stays_under_300_mb(method):
 import resource, sys
 sys.path[:0] = [{str(root)!r}, {str(root / "bench")!r}]
 from audit import registry
-from toolsurvey.advice.pricing import load_config
+from toolsurvey.advice.thresholds import load_config
 from toolsurvey.advice.similarity import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
@@ -215,7 +217,7 @@ def test_scored_pairs_a_general_update_with_its_special_cases_only():
 
 
 def test_audit_can_use_the_scored_method():
-    from toolsurvey.advice.audit import audit
+    from toolsurvey.advice.audit.run import audit
 
     r = Registry.from_tools([
         Tool("get_config", "Get the server configuration as JSON.", {"type": "object"}, server="a"),

@@ -7,9 +7,10 @@ from conftest import ROOT
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
 from toolsurvey import load
-from toolsurvey.advice.pricing import load_config
-from toolsurvey.advice.similarity import Folder, _nearest_in, neighbours, tfidf
+from toolsurvey.advice.folding import Folder
+from toolsurvey.advice.neighbours import nearest_in, neighbours, tfidf
 from toolsurvey.advice.tfidf import Tfidf, stop_words, top_k
+from toolsurvey.advice.thresholds import load_config
 
 REAL = ROOT / "tests" / "data" / "real_tools"
 
@@ -126,6 +127,6 @@ def test_nearest_in_a_block_keeps_k_members_each_even_with_nothing_in_common(tex
     m = np.arange(100, 160, dtype=np.int64)
     sims = (sklearn_rows(texts)[m] @ sklearn_rows(texts)[m].T).toarray()
     expected = {(int(m[min(i, j)]), int(m[max(i, j)])) for i, j in brute_top_k(sims, 4, positive=False)}
-    assert {divmod(int(c), 1294) for c in _nearest_in(x, m, 4, 1294)} == expected
-    blank = {divmod(int(c), 1294) for c in _nearest_in(None, m, 4, 1294)}  # every cosine 0: the first members
+    assert {divmod(int(c), 1294) for c in nearest_in(x, m, 4, 1294)} == expected
+    blank = {divmod(int(c), 1294) for c in nearest_in(None, m, 4, 1294)}  # every cosine 0: the first members
     assert blank == {(int(m[min(i, j)]), int(m[max(i, j)])) for i, j in brute_top_k(np.zeros((60, 60)), 4, False)}

@@ -7,7 +7,7 @@ import json
 from conftest import ROOT
 
 import toolsurvey as ts
-from toolsurvey.advice.planning import plan
+from toolsurvey.advice.plan.stages import plan
 from toolsurvey.cli import main
 from toolsurvey.inputs.usage import load_usage
 

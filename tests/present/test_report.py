@@ -120,7 +120,7 @@ def test_sensitivity_doubles_with_task_volume(small):
 
 
 def test_findings_tokens_match_audit():
-    from toolsurvey.advice.audit import audit
+    from toolsurvey.advice.audit.run import audit
 
     bad = Registry.from_tools([Tool("get_x", "Get x.", {"$schema": "http://json-schema.org/draft-07/schema#",
                                                         "type": "object", "properties": {"a": {"type": "string"}}}),
@@ -174,7 +174,7 @@ def test_the_lever_counts_only_fixes_that_cut_text_and_the_simulation_counts():
 def test_sections_say_which_input_is_missing(monkeypatch):
     import sys
 
-    for mod in ("toolsurvey.model.scenario", "toolsurvey.advice.audit", "toolsurvey.inputs.usage"):
+    for mod in ("toolsurvey.model.scenario", "toolsurvey.advice.audit.run", "toolsurvey.inputs.usage"):
         monkeypatch.setitem(sys.modules, mod, None)  # as if the module were not installed
     rep = ts.report(REG)
     soup = soup_of(rep)
@@ -349,7 +349,7 @@ def test_usage_section_matches_the_log(tmp_path):
 def test_plan_section_equals_plan_called_separately():
     import warnings
 
-    from toolsurvey.advice.planning import plan
+    from toolsurvey.advice.plan.stages import plan
     from toolsurvey.inputs.usage import load_usage
 
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
@@ -456,7 +456,7 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
 
 
 def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
-    from toolsurvey.advice import planning
+    from toolsurvey.advice.plan import stages as planning
     from toolsurvey.model.scenario import Phase
 
     real = planning.plan

@@ -8,6 +8,9 @@ from typing import Any
 from ..core.choices import SEVERITIES
 from ..errors import InputError
 from ..measuring.footprint import by_server, footprint, request_total, tools_only
+from ..providers.limits import limit_problems
+from ..providers.prices import load_prices, resolve_model
+from .audit.run import audit
 from .diff import as_registry
 
 
@@ -102,8 +105,6 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
     if fail_on is not None:
         out += _audit(reg, fail_on)
     if provider:
-        from ..providers.limits import limit_problems
-
         tools = list(reg)
         out += [Breach("limit", provider, len(tools), 0, f"limit: {p}")
                 for p in limit_problems(provider, len(tools), [t.name for t in tools])]
@@ -113,8 +114,6 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
 def _provider(model: str | None, render: str | None) -> str | None:
     """The provider whose limits apply: the model's (from the price table), else the rendering's."""
     if model:
-        from ..providers.prices import load_prices, resolve_model
-
         prices = load_prices()
         name = resolve_model(model, prices)
         if name is not None and prices[name].provider:
@@ -138,8 +137,6 @@ def _growth(total: int, base: int, frac: float | None, tokens: int | None) -> li
 
 def _audit(reg: Any, fail_on: str) -> list[Breach]:
     """A breach for every audit finding at `fail_on` severity or above."""
-    from .audit import audit
-
     findings = audit(reg)
     level = SEVERITIES.index(fail_on)
     out = []

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,8 +14,14 @@ import pandas as pd
 from ..core.registry import Registry, Tool
 from ..core.viewable import Viewable
 from ..errors import InputError
+from ..inputs.formats import load
 from ..measuring.footprint import footprint, request_total, tools_only
-from ..present import markdown as md
+from ..model.scenario import load_scenario
+from ..model.simulate import simulate
+from ..providers.constants import rendering_for
+from ..providers.prices import load_prices, price_for
+from .poisoning import scan
+from .thresholds import load_config
 
 # Tool fields compared, and how each is named in "what changed".
 _FIELDS = {"title": "title", "description": "description", "input_schema": "input schema",
@@ -34,8 +42,6 @@ class Diff(Viewable):
     request_new: int
     costs: dict[str, Any] = field(default_factory=dict)  # per task / month, old/new/delta, when simulated
     method: str = ""
-
-
 
     @property
     def request_delta(self) -> int:
@@ -64,10 +70,10 @@ class Diff(Viewable):
         if self.identical:
             return "no change to the tool surface: 0 tokens per request"
         c = self.counts()
-        parts = [f"{_signed(self.request_delta)} tokens per request with every tool ({self.request_old:,} → "
+        parts = [f"{signed(self.request_delta)} tokens per request with every tool ({self.request_old:,} → "
                  f"{self.request_new:,}{_pct(self.request_delta, self.request_old)})"]
         if "task_delta" in self.costs:
-            parts.append(f"under the scenario {_signed(self.costs['task_delta'])} tool-definition tokens per task, "
+            parts.append(f"under the scenario {signed(self.costs['task_delta'])} tool-definition tokens per task, "
                          f"{_money(self.costs['month_delta'])} per month")
         what = ", ".join(f"{n} {s}" for s, n in c.items() if n)
         n = len(self.security_changes)
@@ -75,34 +81,9 @@ class Diff(Viewable):
                "approving, a rug pull looks like this)") if n else ""
         return f"{'; '.join(parts)} — tools {what}{rug}"
 
-    def to_markdown(self, top: int = 50) -> str:
-        """A pull-request comment: the summary, the scenario, and a table of the changed tools."""
-        lines = ["### Tool surface change (toolsurvey)", "", f"**{md.escape(self.summary())}**", ""]
-        if self.costs.get("scenario"):
-            lines += [f"Scenario: {md.escape(self.costs['scenario'])}", ""]
-        ch = self.changes
-        if not ch.empty:
-            rows = [(r.status, r.tool, r.server, _num(r.tokens_old), _num(r.tokens_new),
-                     md.Raw(md.escape(_signed(r.delta))), r.changed)
-                    for r in ch.head(top).itertuples()]
-            lines.append(md.table(["", "tool", "server", "tokens before", "tokens after", "change",
-                                   "what changed"], rows, right=(3, 4, 5)))
-            if len(ch) > top:
-                lines += ["", f"… and {len(ch) - top} more changed tools."]
-            lines.append("")
-        sec = self.security_changes
-        if not sec.empty:
-            lines += ["#### Security-relevant changes", "",
-                      "Tools that keep their name but tell the model something new. Review the new text "
-                      "before approving it: this is how a rug pull works.", ""]
-            lines.append(md.table(["tool", "server", "security"], [(r.tool, r.server, r.security)
-                                                                   for r in sec.itertuples()]))
-            lines.append("")
-        lines.append(f"<sub>{md.escape(self.method)}</sub>")
-        return "\n".join(lines) + "\n"
 
-
-def _signed(n: float) -> str:
+def signed(n: float) -> str:
+    """A token change with its sign: +1,240, -35."""
     return f"{n:+,}" if isinstance(n, int) else f"{n:+,.0f}"
 
 
@@ -114,21 +95,13 @@ def _money(x: float) -> str:
     return f"{'+' if x >= 0 else '-'}${abs(x):,.2f}"
 
 
-def _num(v: Any) -> str:
-    return "" if pd.isna(v) else f"{int(v):,}"
-
-
 def as_registry(value: Any) -> Registry:
     """A Registry as given, or loaded from a path. Raises InputError for a file that cannot be loaded."""
     if isinstance(value, Registry):
         return value
     if isinstance(value, (str, os.PathLike)):
-        from ..inputs.formats import load
-
         return load(value)
     if isinstance(value, (list, tuple)) and all(isinstance(v, (str, os.PathLike)) for v in value):
-        from ..inputs.formats import load
-
         return load(*value)
     raise InputError(f"expected a Registry, a path to a tool file or a list of paths, found {type(value).__name__}")
 
@@ -148,9 +121,6 @@ def what_changed(old: Tool, new: Tool) -> str:
 
 def _scanner() -> Any:
     """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises."""
-    from .poisoning import scan
-    from .pricing import load_config
-
     cfg = load_config()["poisoning"]
     return lambda tool: {s.rule for s in scan(tool, cfg)}
 
@@ -185,29 +155,44 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
     Raises InputError for a file that cannot be loaded or a scenario that cannot be simulated.
     """
     old, new = as_registry(old), as_registry(new)
-    settings: dict[str, Any] = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
+    scenario, settings = _settings(scenario, encoding=encoding, render=render, model=model)
+    fp_old, fp_new = footprint(old, **settings), footprint(new, **settings)
+    rows = _tool_rows(old, new, fp_old, fp_new) + _part_rows(fp_old, fp_new)
+    tools = pd.DataFrame(rows, columns=["server", "tool", "status", "tokens_old", "tokens_new", "changed", "security"])
+    tools[["tokens_old", "tokens_new"]] = tools[["tokens_old", "tokens_new"]].astype("Int64")
+    tools["delta"] = (tools["tokens_new"].fillna(0) - tools["tokens_old"].fillna(0)).astype("int64")
+    tools = tools[["server", "tool", "status", "tokens_old", "tokens_new", "delta", "changed", "security"]]
+
+    costs = _costs(old, new, scenario) if scenario is not None else {}
+    a = fp_new.attrs
+    method = (f"Tokens of the tool definitions one request carries: {a['render']} rendering, "
+              f"{a['encoding']}{', ' + a['model'] if a.get('model') else ''}. Tools are matched by server and name.")
+    if costs:
+        method += f" Costs: {costs['method']}"
+    return Diff(tools, request_total(fp_old), request_total(fp_new), costs, method)
+
+
+def _settings(scenario: Any, **given: str | None) -> tuple[Any, dict[str, Any]]:
+    """The scenario (loaded, with the options given) and the footprint options both versions are measured with."""
+    settings: dict[str, Any] = {k: v for k, v in given.items() if v}
     if scenario is not None:
-        import dataclasses
-
-        from ..model.scenario import load_scenario
-
         if isinstance(scenario, (str, os.PathLike)):
             scenario = load_scenario(scenario)
         # The options given win over the scenario's, for the simulation too, so that both agree.
         scenario = dataclasses.replace(scenario, **settings)
         settings = measure_settings(scenario)
-    settings = {"render": "json", **settings}
-    fp_old = footprint(old, **settings)
-    fp_new = footprint(new, **settings)
+    return scenario, {"render": "json", **settings}
+
+
+def _tool_rows(old: Registry, new: Registry, fp_old: pd.DataFrame, fp_new: pd.DataFrame) -> list[dict]:
+    """One row per tool of either version: its status, tokens before and after, and what changed."""
     tok_old = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_old).itertuples()}
     tok_new = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_new).itertuples()}
     tools_old = {(t.server, t.name): t for t in old}
     tools_new = {(t.server, t.name): t for t in new}
-
-    pairs = _match(list(tools_old), list(tools_new))
     scan = _scanner()
     rows = []
-    for ka, kb in pairs:
+    for ka, kb in _match(list(tools_old), list(tools_new)):
         a, b = tools_old.get(ka), tools_new.get(kb)
         if a is None:
             status, changed = "added", "new tool"
@@ -224,7 +209,12 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
         rows.append({"server": key[0], "tool": key[1], "status": status,
                      "tokens_old": tok_old.get(ka), "tokens_new": tok_new.get(kb), "changed": changed,
                      "security": rug_pull(a, b, scan) if a is not None and b is not None else ""})
-    # Instructions and provider overhead are per server / per request: a change there is a row too.
+    return rows
+
+
+def _part_rows(fp_old: pd.DataFrame, fp_new: pd.DataFrame) -> list[dict]:
+    """Instructions and provider overhead are per server / per request: a change there is a row too."""
+    rows = []
     for label, kind in (("(instructions)", "instructions"), ("(provider overhead)", "overhead")):
         a = fp_old[fp_old["kind"] == kind].groupby("server")["tokens"].sum()
         b = fp_new[fp_new["kind"] == kind].groupby("server")["tokens"].sum()
@@ -234,18 +224,7 @@ def diff(old: Any, new: Any, scenario: Any = None, *, encoding: str | None = Non
                 status = "added" if ta is None else "removed" if tb is None else "changed"
                 rows.append({"server": server, "tool": label, "status": status,
                              "tokens_old": ta, "tokens_new": tb, "changed": kind, "security": ""})
-    tools = pd.DataFrame(rows, columns=["server", "tool", "status", "tokens_old", "tokens_new", "changed", "security"])
-    tools[["tokens_old", "tokens_new"]] = tools[["tokens_old", "tokens_new"]].astype("Int64")
-    tools["delta"] = (tools["tokens_new"].fillna(0) - tools["tokens_old"].fillna(0)).astype("int64")
-    tools = tools[["server", "tool", "status", "tokens_old", "tokens_new", "delta", "changed", "security"]]
-
-    costs = _costs(old, new, scenario) if scenario is not None else {}
-    a = fp_new.attrs
-    method = (f"Tokens of the tool definitions one request carries: {a['render']} rendering, "
-              f"{a['encoding']}{', ' + a['model'] if a.get('model') else ''}. Tools are matched by server and name.")
-    if costs:
-        method += f" Costs: {costs['method']}"
-    return Diff(tools, request_total(fp_old), request_total(fp_new), costs, method)
+    return rows
 
 
 def _match(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[tuple]:
@@ -268,10 +247,6 @@ def _match(old: list[tuple[str, str]], new: list[tuple[str, str]]) -> list[tuple
 
 def _costs(old: Registry, new: Registry, scenario: Any) -> dict[str, Any]:
     """Tool tokens per task and money for both versions under one scenario, via the simulation."""
-    import warnings
-
-    from ..model.simulate import simulate
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         a, b = simulate(old, scenario).summary, simulate(new, scenario).summary
@@ -289,9 +264,6 @@ def _costs(old: Registry, new: Registry, scenario: Any) -> dict[str, Any]:
 def measure_settings(scenario: Any) -> dict[str, Any]:
     """The footprint options (render, encoding, model) that make footprint's tokens per request the
     ones the simulation uses for `scenario`."""
-    from ..providers.constants import rendering_for
-    from ..providers.prices import load_prices, price_for
-
     provider = ""
     if scenario.render in ("auto", "openai", "anthropic"):  # the others do not depend on the provider
         provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider

@@ -56,7 +56,7 @@ def markdown(df, head: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..advice.audit import audit, fails, summary
+    from ..advice.audit.run import audit, fails, summary
     from ._common import emit, load_registry, write
 
     reg = load_registry(args)

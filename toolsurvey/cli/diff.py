@@ -23,6 +23,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..advice.diff import diff
+    from ..present.diff_comment import diff_markdown
     from ._common import emit, load_registry, write
     from ._measure import measure_kwargs
 
@@ -30,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     new = load_registry(argparse.Namespace(paths=[args.new], input_format=None))
     d = diff(old, new, args.scenario, **measure_kwargs(args))
     if args.format == "markdown":
-        write(d.to_markdown(top=args.top), args.output)
+        write(diff_markdown(d, top=args.top), args.output)
     elif args.format == "json":
         out = {"summary": d.summary(), "request_old": d.request_old, "request_new": d.request_new,
                "request_delta": d.request_delta, "security_changes": len(d.security_changes), **d.costs,

@@ -91,7 +91,7 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..advice.planning import plan
+    from ..advice.plan.stages import plan
     from ..errors import InputError
     from ..model.assumed import unstated_line, with_options
     from ._common import emit, fit, load_registry, print_warnings, render_table, write

@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     base, axes = grid(args)  # option values checked before the registry is read
     reg = load_registry(args) if args.paths else None
     if args.usage:
-        from ..advice.pricing import baseline
+        from ..advice.baseline import baseline
 
         base = baseline(reg, base, args.usage)
     with warnings.catch_warnings(record=True) as caught:

@@ -231,7 +231,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     traces, usage = for_report(traces, usage)
     inp.usage = _usage(usage, reg, inp)
     if inp.scenario is not None:
-        from ..advice.pricing import baseline
+        from ..advice.baseline import baseline
 
         inp.given_response_tokens = inp.scenario.response_tokens.expected()
         inp.scenario = baseline(reg, inp.scenario, inp.usage_log)
@@ -285,7 +285,7 @@ def _simulate(reg: Any, sc: Any, **changes) -> Any:
 
 def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
     try:
-        from ..advice.audit import audit
+        from ..advice.audit.run import audit
     except ImportError:
         inp.missing["audit"] = "the audit module (toolsurvey.auditing) is not installed"
         return None
@@ -295,7 +295,8 @@ def _audit(reg: Any, inp: _Inputs) -> pd.DataFrame | None:
 def _priced(inp: _Inputs) -> pd.Series:
     """Each finding's tokens per request, counted once and weighted by how often its tool is visible
     under the scenario (advice.price_findings: the audit summary and the plan price the same way)."""
-    from ..advice.pricing import price_findings, visibility
+    from ..advice.pricing import price_findings
+    from ..advice.visibility import visibility
 
     return price_findings(inp.findings, visibility(inp.reg, inp.run) if inp.run is not None else None)
 
@@ -588,7 +589,7 @@ _UNITS = {"tools": lambda v: f"{v:,.1f}".removesuffix(".0"), "tokens": lambda v:
 def _plan(inp: _Inputs) -> Section:
     s = Section("plan", "The consolidation plan: before and after")
     try:
-        from ..advice.planning import plan
+        from ..advice.plan.stages import plan
     except ImportError:
         s.missing = "Not written: the planning module (toolsurvey.planning) is not installed."
         return s

@@ -213,7 +213,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     import ipywidgets as W
     import plotly.graph_objects as go
 
-    from ..advice.pricing import load_config
+    from ..advice.thresholds import load_config
     from ..measuring.footprint import footprint
     from ..model.scenario import Scenario
     from ..model.simulate import description_sweep
