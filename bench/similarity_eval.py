@@ -1,5 +1,7 @@
 """Precision and recall of near-duplicate detection (`similar_pairs`) on a labelled set of real MCP
-tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md).
+tool pairs (tests/data/similarity_pairs.csv; labelling rule and sources in similarity_pairs.md). Their
+tools are tests/data/similarity_pairs.tools.json plus GitHub's server from ../shared/data/tools; without
+the shared data the bench says so and evaluates the pairs of the committed tools only.
 
     .venv/bin/python bench/similarity_eval.py [--threshold T] [--fit] [--memory 20000] [--model DIR]
 
@@ -26,17 +28,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from _shared_data import SIMILARITY_GITHUB, SIMILARITY_PAIRS, shared_or_skip, similarity_tools  # noqa: E402
+
 from toolsurvey.advice.pair_features import FEATURES, score, scored_pairs  # noqa: E402
 from toolsurvey.advice.similarity import METHODS, similar_pairs  # noqa: E402
 from toolsurvey.advice.thresholds import load_config  # noqa: E402
-from toolsurvey.inputs.formats import load  # noqa: E402
-
-DATA = ROOT / "tests" / "data"
 
 
 def labelled() -> list[dict]:
-    with open(DATA / "similarity_pairs.csv", newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """The labelled pairs whose two tools are loaded: all 600 with the shared data."""
+    have = {(t.server, t.name) for t in similarity_tools().tools}
+    with open(SIMILARITY_PAIRS, newline="", encoding="utf-8") as f:
+        return [r for r in csv.DictReader(f)
+                if (r["server_a"], r["tool_a"]) in have and (r["server_b"], r["tool_b"]) in have]
 
 
 def key(sa, ta, sb, tb) -> frozenset:
@@ -46,7 +50,7 @@ def key(sa, ta, sb, tb) -> frozenset:
 def evaluate(threshold: float, method: str, model: str | None = None) -> dict[str, tuple[int, int, int]]:
     """(true positives, false positives, false negatives) per split, and for `all`, of similar_pairs on
     the labelled pairs."""
-    reg = load(DATA / "similarity_pairs.tools.json")
+    reg = similarity_tools()
     cfg = {**load_config()["similarity"], "model": model or ""}
     found = {key(r.server_a, r.tool_a, r.server_b, r.tool_b)
              for r in similar_pairs(reg, threshold=threshold, method=method, config=cfg).itertuples(index=False)}
@@ -62,7 +66,7 @@ def evaluate(threshold: float, method: str, model: str | None = None) -> dict[st
 
 def _features(split: str) -> list[tuple[dict[str, float] | None, int]]:
     """(features, label) of each labelled pair of a split; features None: not a candidate, or vetoed."""
-    reg = load(DATA / "similarity_pairs.tools.json")
+    reg = similarity_tools()
     index = {(t.server, t.name): i for i, t in enumerate(reg.tools)}
     feats = {(a, b): f for a, b, f in scored_pairs(reg, load_config()["similarity"])}
     return [(feats.get(tuple(sorted((index[(r["server_a"], r["tool_a"])], index[(r["server_b"], r["tool_b"])])))),
@@ -157,6 +161,11 @@ def main(argv=None) -> int:
     ap.add_argument("--memory", type=int, default=0, metavar="N", help="also measure peak memory at N tools")
     ap.add_argument("--model", metavar="DIR", help="a local model2vec model: also evaluate the embedding method")
     a = ap.parse_args(argv)
+    github = shared_or_skip(*SIMILARITY_GITHUB, leaving_out="the pairs with a tool of GitHub's own server (117 of "
+                            "the 255 tools); evaluating the pairs of the committed tools only")
+    if a.fit and github is None:
+        print("--fit needs all 600 pairs: weights fitted on part of them would replace the published ones")
+        return 2
     if a.fit:
         rows = _features("tune")
         print("WEIGHTS =", fit(rows))

@@ -3,10 +3,20 @@ import sys
 from pathlib import Path
 
 import pytest
+from _public_data import absent_reason, shared_path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 TESTS = ROOT / "tests"
+
+
+def shared(*parts: str) -> Path:
+    """A path under the shared data folder (tests/_public_data.py); skips the test when it is absent."""
+    __tracebackhide__ = True  # a skip names the test that needs the data, not this line
+    path = shared_path(*parts)
+    if path is None:
+        pytest.skip(absent_reason(*parts))
+    return path
 
 
 def run_cli(*argv, capsys=None):

@@ -433,12 +433,13 @@ def test_a_phase_of_the_scenario_keeps_its_last_tool():
 
 def test_default_plan_on_six_real_vendor_servers_merges_nothing_across_them():
     # issue 12: GitHub, Atlassian, Notion, Slack, Sentry and Grafana loaded together (their published
-    # tool lists, tests/data/real_tools): nobody can merge tools that live on another vendor's server
-    from conftest import ROOT
+    # tool lists; GitHub's from ../shared/data/tools): nobody can merge tools that live on another vendor's server
+    from _public_data import REAL_TOOLS
+    from conftest import shared
 
-    real = ROOT / "tests" / "data" / "real_tools"
-    reg = Registry.from_tools([t for n in ("github", "atlassian", "notion", "slack", "sentry", "grafana")
-                               for t in ts.load(real / f"{n}.json").tools])
+    files = [shared("tools", "github.json")] + [REAL_TOOLS / f"{n}.json" for n in ("atlassian", "notion", "slack",
+                                                                                  "sentry", "grafana")]
+    reg = Registry.from_tools([t for f in files for t in ts.load(f).tools])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         p = plan(reg)

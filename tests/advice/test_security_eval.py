@@ -2,7 +2,8 @@
 ones; every published attack style flagged `poisoning`; the issue's false flags stay below poisoning."""
 
 import pytest
-from conftest import ROOT
+from _public_data import load_real_tools
+from conftest import ROOT, shared
 
 from toolsurvey.advice.audit.run import audit, fails
 from toolsurvey.advice.poisoning import fold
@@ -26,7 +27,8 @@ def test_every_attack_example_is_flagged_poisoning():
 
 
 def test_real_tools_have_no_poisoning_and_at_most_half_a_percent_suspicious():
-    reg = load(SETS / "real_tools")
+    shared("tools")  # the goal is set on all 1,294 tools: without GitHub's and Cloudflare's the share is 0.54%
+    reg = load_real_tools()
     assert len(reg) >= 900
     f = audit(reg, rules=RULES)
     assert f[f["severity"] == "poisoning"].empty, f[f["severity"] == "poisoning"][["tool", "evidence"]].to_string()

@@ -2,7 +2,8 @@
 
 import numpy as np
 import pytest
-from conftest import ROOT, TESTS
+from _public_data import SIMILARITY_GITHUB, SIMILARITY_PAIRS, similarity_tools
+from conftest import ROOT, shared
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 from toolsurvey.advice.folding import Folder, name_words
@@ -130,14 +131,12 @@ def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
 def _eval(method):
     import csv
 
-    from toolsurvey.inputs.formats import load
-
-    data = TESTS / "data"
-    reg = load(data / "similarity_pairs.tools.json")
+    shared(*SIMILARITY_GITHUB)  # 117 of the 255 tools: GitHub's own server
+    reg = similarity_tools()
     found = {frozenset(((r.server_a, r.tool_a), (r.server_b, r.tool_b)))
              for r in similar_pairs(reg, threshold=CFG["threshold"], method=method, config=CFG).itertuples()}
     tp = fp = fn = 0
-    with open(data / "similarity_pairs.csv", newline="", encoding="utf-8") as f:
+    with open(SIMILARITY_PAIRS, newline="", encoding="utf-8") as f:
         for r in csv.DictReader(f):
             if r["split"] != "test":
                 continue

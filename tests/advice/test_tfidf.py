@@ -1,24 +1,24 @@
 """The numpy TF-IDF and neighbour search against independent oracles: scikit-learn's TfidfVectorizer
-(a dev dependency only) on the folded texts of 1,294 real tools, and a brute-force dense top-k."""
+(a dev dependency only) on the folded texts of 1,294 real tools (with ../shared/data), and a brute-force
+dense top-k."""
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from _public_data import load_real_tools
+from conftest import shared
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
-from toolsurvey import load
 from toolsurvey.advice.folding import Folder
 from toolsurvey.advice.neighbours import nearest_in, neighbours, tfidf
 from toolsurvey.advice.tfidf import Tfidf, stop_words, top_k
 from toolsurvey.advice.thresholds import load_config
 
-REAL = ROOT / "tests" / "data" / "real_tools"
-
 
 @pytest.fixture(scope="module")
 def texts():
+    shared("tools")  # 176 of the 1,294 tools are there, and the tests below index by that count
     fold = Folder(load_config()["similarity"])
-    out = [fold.text(t) for path in sorted(REAL.glob("*.json")) for t in load(str(path))]
+    out = [fold.text(t) for t in load_real_tools()]
     assert len(out) == 1294
     return out
 

@@ -10,14 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, TESTS
+from _public_data import CLAUDE_CODE_LOG
+from conftest import ROOT, shared
 
 from toolsurvey.cli import main
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.inputs.traces.load import load_traces
 
-DATA = TESTS / "data" / "traces"
-REAL = DATA / "real" / "claude-code-log_representative_messages.jsonl"
 O200K = get_encoding("o200k_base")  # the shipped o200k_base file, checked against tiktoken in test_tokens
 
 
@@ -221,9 +220,10 @@ def test_provider_logs_openai_chat_responses_and_anthropic(tmp_path):
 
 
 def test_real_claude_code_log_fixture_matches_an_independent_sum():
-    recs = [json.loads(x) for x in REAL.read_text().splitlines() if x.strip()]
+    real = shared(*CLAUDE_CODE_LOG)
+    recs = [json.loads(x) for x in real.read_text().splitlines() if x.strip()]
     per_request = {r["requestId"]: r["message"]["usage"] for r in recs if r.get("type") == "assistant"}
-    tr = load_traces(REAL, engine="python")
+    tr = load_traces(real, engine="python")
     assert len(tr.requests) == len(per_request) == 5
     assert int(tr.requests["input_tokens"].sum()) == sum(u["input_tokens"] for u in per_request.values())
     assert int(tr.requests["output_tokens"].sum()) == sum(u["output_tokens"] for u in per_request.values())
@@ -262,7 +262,7 @@ def test_cli_traces_prints_totals_and_exits_2_on_bad_path(session, tmp_path, cap
 
 
 def test_a_model_without_a_price_is_a_counted_warning_and_no_cost(tmp_path):
-    lines = REAL.read_text().replace("claude-3-sonnet-20240229", "in-house-model-7")
+    lines = shared(*CLAUDE_CODE_LOG).read_text().replace("claude-3-sonnet-20240229", "in-house-model-7")
     tr = load_traces(write(tmp_path / "s.jsonl", [json.loads(x) for x in lines.splitlines() if x.strip()]),
                      engine="python")
     assert tr.requests["cost"].isna().all()

@@ -6,9 +6,11 @@ import gzip
 import json
 import subprocess
 import sys
+import warnings
 
 import pandas as pd
 import pytest
+from _public_data import CLAUDE_CODE_LOG, absent_reason, shared_path
 from conftest import ROOT
 
 from toolsurvey.errors import InputError
@@ -17,13 +19,17 @@ from toolsurvey.inputs.traces.load import load_traces
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    """Generated traces of all three formats, the real fixture, and every kind of bad input."""
+    """Generated traces of all three formats, the real fixture (left out when ../shared/data is absent),
+    and every kind of bad input."""
     root = tmp_path_factory.mktemp("traces")
     for fmt in ("claude-code", "otel", "provider-log"):
         subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_traces.py"), fmt, str(root / fmt),
                         "--sessions", "5", "--steps", "6", "--seed", "3"], check=True, capture_output=True)
-    (root / "real.jsonl").write_bytes((ROOT / "tests/data/traces/real/claude-code-log_representative_messages.jsonl")
-                                      .read_bytes())
+    real = shared_path(*CLAUDE_CODE_LOG)
+    if real is None:
+        warnings.warn(f"engines compared without the real fixture: {absent_reason(*CLAUDE_CODE_LOG)}", stacklevel=1)
+    else:
+        (root / "real.jsonl").write_bytes(real.read_bytes())
     bad = root / "claude-code" / "bad.jsonl"
     first = (root / "claude-code" / "00000000-0000-4000-8000-000000000001.jsonl").read_text().splitlines()
     bad.write_text("\n".join(first[:6] + ['{"type": "mystery"}', "[1, 2]", '{"type": "assistant", "message": {}}',

@@ -1,0 +1,66 @@
+"""Where the public evaluation data lives, and the real-tool sets that join it to what is committed.
+
+Data copied from public repositories is not committed (issue 22): tests and benches read it from
+`../shared/data` next to the project root, or from $TOOLSURVEY_SHARED_DATA. CI has that folder; a
+user's clone does not, so every reader must cope with `shared_path()` returning None.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import toolsurvey as ts
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+SHARED = Path(os.environ.get("TOOLSURVEY_SHARED_DATA") or ROOT.parent / "shared" / "data")
+
+REAL_TOOLS = DATA / "real_tools"  # the tool lists captured here from npm and PyPI packages
+SIMILARITY_TOOLS = DATA / "similarity_pairs.tools.json"  # the labelled pairs' tools, GitHub's server left out
+SIMILARITY_PAIRS = DATA / "similarity_pairs.csv"
+# The labelled pairs were built on these tools of github/github-mcp-server without the keys below.
+SIMILARITY_GITHUB = ("tools", "github.json")
+SIMILARITY_GITHUB_DROPPED = ("_meta", "icons")
+CLAUDE_CODE_LOG = ("traces", "claude-code-log", "representative_messages.jsonl")  # 5 requests, claude-3-sonnet
+
+
+def shared_path(*parts: str) -> Path | None:
+    """The path under the shared data folder, or None when it is absent."""
+    path = SHARED.joinpath(*parts)
+    return path if path.exists() else None
+
+
+def absent_reason(*parts: str) -> str:
+    """Why a test or bench leaves out what needs `parts` of the shared data."""
+    where = "/".join(("../shared/data", *parts))
+    override = f"; looked in {SHARED}" if os.environ.get("TOOLSURVEY_SHARED_DATA") else ""
+    return f"{where} is absent (as in a user's clone{override}); CI has it"
+
+
+def real_tool_files() -> list[Path]:
+    """The real tool lists, one server per file: the committed captures plus ../shared/data/tools/*.json
+    when present, in file-name order (the order of loading one folder that held them all)."""
+    shared = shared_path("tools")
+    files = [*REAL_TOOLS.glob("*.json"), *(shared.glob("*.json") if shared else ())]
+    both = sorted({p.name for p in files if p.parent != REAL_TOOLS} & {p.name for p in REAL_TOOLS.glob("*.json")})
+    if both:
+        raise RuntimeError(f"tool lists both committed and in {shared}: {', '.join(both)}")
+    return sorted(files, key=lambda p: p.name)
+
+
+def load_real_tools() -> ts.Registry:
+    """All real tools: 1,294 on 40 servers with the shared data, fewer without it."""
+    return ts.load(*real_tool_files())
+
+
+def similarity_tools() -> ts.Registry:
+    """The tools of the labelled near-duplicate pairs: GitHub's server from the shared data (first, as
+    labelled) when present, then the committed servers."""
+    github = shared_path(*SIMILARITY_GITHUB)
+    if github is None:
+        return ts.load(SIMILARITY_TOOLS)
+    value = json.loads(github.read_text(encoding="utf-8"))
+    value["tools"] = [{k: v for k, v in t.items() if k not in SIMILARITY_GITHUB_DROPPED} for t in value["tools"]]
+    return ts.load(ts.load(value, server="github"), SIMILARITY_TOOLS)
