@@ -52,7 +52,7 @@ _EXPORTS = {
     "apply_calibration": "measuring.calibration",
     "load_calibration": "measuring.calibration",
     "save_calibration": "measuring.calibration",
-    "discover": "inputs.discovery",
+    "discover": "inputs.discovery.run",
     "diff": "advice.diff",
     "Diff": "advice.diff",
     "check": "advice.budget",
