@@ -8,7 +8,7 @@ import pytest
 
 from toolsurvey.advice.pricing import baseline, price_findings, visibility
 from toolsurvey.core.registry import Registry, Tool
-from toolsurvey.inputs.usage import load_usage
+from toolsurvey.inputs.sources import load_usage
 from toolsurvey.model.scenario import Phase, Scenario
 from toolsurvey.model.simulate import simulate
 

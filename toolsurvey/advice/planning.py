@@ -169,7 +169,8 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
     plan that would delete every tool, ...).
     """
-    from ..inputs.usage import Usage, load_usage
+    from ..inputs.sources import load_usage
+    from ..inputs.usage import Usage
     from ..model.simulate import simulate
     from .pricing import baseline, check_owned, merge_saving, owned, visibility
 

@@ -190,7 +190,8 @@ def baseline(reg: Registry | None, scenario: Any = None, usage: Any = None) -> A
 
     Raises InputError for a scenario or log that cannot be read.
     """
-    from ..inputs.usage import Usage, load_usage
+    from ..inputs.sources import load_usage
+    from ..inputs.usage import Usage
     from ..model.scenario import Scenario, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
