@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from json.encoder import encode_basestring
 
 from ..core import jsontree as _jsontree
+from ..core.files import input_chunks
 from ..core.jsontree import PathTable, may_cut
 from .payloads import MCP_KEYS
 
@@ -38,8 +39,6 @@ class NotStreamable(Exception):
 def _checked_chunks(path: str | os.PathLike) -> Iterator[bytes]:
     """The file's bytes in chunks (see `formats.input_chunks`), a byte order mark dropped as
     `payloads.decode` does; raises NotStreamable where the parser and `json.loads` would differ."""
-    from ..core.files import input_chunks
-
     carry, first = b"", True
     for chunk in itertools.chain(input_chunks(path, "file", "a JSON file", _CHUNK), [b""]):  # b"": the end
         if first and chunk.startswith(b"\xef\xbb\xbf"):

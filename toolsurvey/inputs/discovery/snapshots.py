@@ -7,7 +7,9 @@ import os
 from datetime import UTC, datetime
 
 from ...core.registry import Registry
+from ...core.writing import atomic_write
 from ...errors import InputError
+from ..formats import dump
 
 
 def utc_now() -> str:
@@ -17,8 +19,6 @@ def utc_now() -> str:
 
 def snapshot(reg: Registry) -> dict:
     """The registry as a snapshot file value: the registry format with each tool exactly as sent."""
-    from ..formats import dump
-
     value = dump(reg, "registry")
     for name, entry in value["servers"].items():
         entry["tools"] = [t.as_sent() for t in reg.servers[name].tools]
@@ -27,8 +27,6 @@ def snapshot(reg: Registry) -> dict:
 
 def save_snapshot(reg: Registry, path: str | os.PathLike) -> None:
     """Write `snapshot(reg)` to `path` atomically; raises InputError if it cannot be written."""
-    from ...core.writing import atomic_write
-
     try:
         atomic_write(path, json.dumps(snapshot(reg), indent=2, ensure_ascii=False, allow_nan=False) + "\n")
     except ValueError as e:  # NaN from a Registry built in Python: JSON cannot hold it

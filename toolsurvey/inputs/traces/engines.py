@@ -10,6 +10,7 @@ import importlib.util
 import json
 from typing import Any
 
+from ...core.extras import require
 from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
 from . import read
@@ -46,8 +47,6 @@ FROM read_ndjson_objects(?, ignore_errors = true) t(j)
 
 def _need(module: str, engine: str):
     """The module, imported; raises MissingExtra (an InputError) naming the extra that brings it."""
-    from ...core.extras import require
-
     require(module, purpose=f"the {engine} engine")
     return importlib.import_module(module)
 
