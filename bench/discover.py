@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from toolsurvey.inputs.configs import spec_for  # noqa: E402
-from toolsurvey.inputs.discovery import discover_specs, failures  # noqa: E402
+from toolsurvey.inputs.discovery.run import discover_specs, failures  # noqa: E402
 
 BIN = ROOT / "tests" / "servers" / "node_modules" / ".bin"
 PYBIN = ROOT / "tests" / "servers" / ".venv" / "bin"

@@ -81,7 +81,7 @@ def write_response(path: Path, mb: int, seed: int = 0) -> int:
 
 
 # The same command with the result parsed whole, as before it was streamed (and as trimming still reads it).
-WHOLE = "import toolsurvey.inputs.payloads as p; p.STREAM_JSON_BYTES = float('inf')\n" + OURS
+WHOLE = "import toolsurvey.inputs.payload_sources as p; p.STREAM_JSON_BYTES = float('inf')\n" + OURS
 
 
 def by_field(mb: int) -> None:

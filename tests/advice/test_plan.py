@@ -16,7 +16,7 @@ from toolsurvey.advice.plan.stages import plan
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.inputs.usage import load_usage
+from toolsurvey.inputs.sources import load_usage
 from toolsurvey.model.scenario import Phase, Scenario
 from toolsurvey.model.simulate import simulate
 

@@ -10,7 +10,7 @@ from toolsurvey.advice.baseline import baseline
 from toolsurvey.advice.pricing import price_findings
 from toolsurvey.advice.visibility import visibility
 from toolsurvey.core.registry import Registry, Tool
-from toolsurvey.inputs.usage import load_usage
+from toolsurvey.inputs.sources import load_usage
 from toolsurvey.model.scenario import Phase, Scenario
 from toolsurvey.model.simulate import simulate
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from toolsurvey import InputError, Registry, Server, Tool, load
 from toolsurvey.core.http import REDACTED, parse_header, redact_url
 from toolsurvey.inputs.configs import _expand, name_for, read_config, spec_for
-from toolsurvey.inputs.discovery import apply_prefix, name_problems, snapshot
+from toolsurvey.inputs.discovery.names import apply_prefix, name_problems
+from toolsurvey.inputs.discovery.snapshots import snapshot
 
 
 def write_config(tmp_path, servers, key="mcpServers"):

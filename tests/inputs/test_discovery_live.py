@@ -23,7 +23,8 @@ from conftest import TESTS
 import toolsurvey as ts
 from tests.servers.oracle import read_stdio
 from toolsurvey.core.tokens import get_encoding
-from toolsurvey.inputs.discovery import discover, failures, save_snapshot
+from toolsurvey.inputs.discovery.run import discover, failures
+from toolsurvey.inputs.discovery.snapshots import save_snapshot
 
 SERVERS = TESTS / "servers"
 BIN = SERVERS / "node_modules" / ".bin"

@@ -84,7 +84,7 @@ def test_two_gigabytes_of_stderr_cost_bounded_memory():
 
 def test_nan_from_a_server_fails_it_with_the_position():
     from toolsurvey import discover
-    from toolsurvey.inputs.discovery import failures
+    from toolsurvey.inputs.discovery.run import failures
 
     reg = discover([*ESCAPE, "nan", uuid.uuid4().hex], name="nan", connect_timeout=20)
     assert "tools[0].inputSchema.maximum is nan, which is not a JSON number" in failures(reg)["nan"]

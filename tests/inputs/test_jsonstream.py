@@ -15,14 +15,14 @@ from hypothesis import strategies as st
 
 from toolsurvey.core import jsontree as _jsontree
 from toolsurvey.inputs import jsonstream as _jsonstream
-from toolsurvey.inputs import payloads
+from toolsurvey.inputs import payload_sources
 from toolsurvey.measuring.responses import field_costs, measure_responses
 
 
 def _measured(path, stream: bool, **kw) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per-result table, per-field table) of one file, streamed or parsed whole."""
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(payloads, "STREAM_JSON_BYTES", 0 if stream else float("inf"))
+        m.setattr(payload_sources, "STREAM_JSON_BYTES", 0 if stream else float("inf"))
         return measure_responses(path), field_costs(path, **kw)
 
 
@@ -135,7 +135,7 @@ def test_any_document_streams_to_the_parsed_figures(tmp_path_factory, value, ind
 
 
 def test_keep_and_drop_still_trim_a_large_file(tmp_path, cli, monkeypatch):
-    monkeypatch.setattr(payloads, "STREAM_JSON_BYTES", 0)
+    monkeypatch.setattr(payload_sources, "STREAM_JSON_BYTES", 0)
     path = tmp_path / "tool" / "r.json"
     path.parent.mkdir()
     doc = {"items": [{"id": i, "body": "long text " * 20} for i in range(30)]}
@@ -148,7 +148,7 @@ def test_keep_and_drop_still_trim_a_large_file(tmp_path, cli, monkeypatch):
 
 
 def test_a_streamed_file_keeps_the_input_limit(tmp_path, cli, monkeypatch):
-    monkeypatch.setattr(payloads, "STREAM_JSON_BYTES", 0)
+    monkeypatch.setattr(payload_sources, "STREAM_JSON_BYTES", 0)
     path = tmp_path / "r.json"
     path.write_text(json.dumps({"a": list(range(100))}))
     size = path.stat().st_size

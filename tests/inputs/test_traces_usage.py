@@ -9,7 +9,7 @@ from conftest import ROOT
 import toolsurvey as ts
 from toolsurvey.advice.plan.stages import plan
 from toolsurvey.cli import main
-from toolsurvey.inputs.usage import load_usage
+from toolsurvey.inputs.sources import load_usage
 
 REG = ROOT / "data" / "registries" / "ops_assistant.json"
 CLAUDE = ROOT / "data" / "traces" / "claude-code"

@@ -14,7 +14,8 @@ import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.errors import InputError
-from toolsurvey.inputs.usage import load_usage, repeated, summarize, unused
+from toolsurvey.inputs.sources import load_usage
+from toolsurvey.inputs.usage import repeated, summarize, unused
 
 REG = Registry.from_tools([Tool("list_alerts", server="metrics"), Tool("query_logs", server="metrics"),
                            Tool("restart_service", server="deploys"), Tool("get_user", server="comms"),

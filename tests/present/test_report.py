@@ -350,7 +350,7 @@ def test_plan_section_equals_plan_called_separately():
     import warnings
 
     from toolsurvey.advice.plan.stages import plan
-    from toolsurvey.inputs.usage import load_usage
+    from toolsurvey.inputs.sources import load_usage
 
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
     usage = load_usage(DATA / "usage" / "ops_assistant.jsonl")

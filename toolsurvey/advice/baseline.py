@@ -7,7 +7,8 @@ import os
 from typing import Any
 
 from ..core.registry import Registry
-from ..inputs.usage import Usage, load_usage, resolve
+from ..inputs.sources import load_usage
+from ..inputs.usage import Usage, resolve
 from ..model.scenario import Scenario, load_scenario
 
 

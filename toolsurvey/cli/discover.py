@@ -18,12 +18,12 @@ error); 2 bad arguments or config."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..inputs.discovery import (
+    from ..inputs.discovery.names import PREFIXES
+    from ..inputs.discovery.run import (
         DEFAULT_CONCURRENCY,
         DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_LIST_TIMEOUT,
         DEFAULT_MAX_PAGES,
-        PREFIXES,
     )
     from ._args import above, at_least
 
@@ -66,7 +66,9 @@ def run(args: argparse.Namespace) -> int:
     from ..core.http import is_url, parse_header
     from ..errors import InputError
     from ..inputs.configs import parse_env
-    from ..inputs.discovery import discover, failures, name_problems, save_snapshot, snapshot
+    from ..inputs.discovery.names import name_problems
+    from ..inputs.discovery.run import discover, failures
+    from ..inputs.discovery.snapshots import save_snapshot, snapshot
     from ._common import print_warnings, write
     from ._progress import Bar
 
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _is_failure(warning: str, reg) -> bool:
-    from ..inputs.discovery import failures
+    from ..inputs.discovery.run import failures
 
     return any(warning == f"server {n!r}: {e}" for n, e in failures(reg).items())
 

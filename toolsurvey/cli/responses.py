@@ -83,7 +83,7 @@ def _trimming(args: argparse.Namespace) -> dict | None:
 def run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from ..inputs.payloads import read_payloads
+    from ..inputs.payload_sources import read_payloads
     from ..measuring.responses import field_costs, measure_responses, rank_fields, response_stats
     from ._common import emit, print_warnings
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from ..core.files import read_json
 from ..core.http import REDACTED, check_url, is_url, redact_url
 from ..errors import InputError
 
@@ -139,8 +140,6 @@ def read_config(path: str | os.PathLike, only: list[str] | None = None,
     Raises InputError for a file that is not such a config, an unknown `--server` name, a bad
     entry, or a `${VAR}` that is not set and has no default.
     """
-    from ..core.files import read_json
-
     environ = os.environ if environ is None else environ
     data = read_json(path)
     entries = None

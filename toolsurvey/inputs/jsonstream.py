@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from json.encoder import encode_basestring
 
 from ..core import jsontree as _jsontree
+from ..core.files import input_chunks
 from ..core.jsontree import PathTable, may_cut
 from .payloads import MCP_KEYS
 
@@ -38,8 +39,6 @@ class NotStreamable(Exception):
 def _checked_chunks(path: str | os.PathLike) -> Iterator[bytes]:
     """The file's bytes in chunks (see `formats.input_chunks`), a byte order mark dropped as
     `payloads.decode` does; raises NotStreamable where the parser and `json.loads` would differ."""
-    from ..core.files import input_chunks
-
     carry, first = b"", True
     for chunk in itertools.chain(input_chunks(path, "file", "a JSON file", _CHUNK), [b""]):  # b"": the end
         if first and chunk.startswith(b"\xef\xbb\xbf"):
@@ -67,6 +66,81 @@ def _number(v) -> str:
     return json.dumps(float(v))  # a Decimal: the float json.loads would read, written as json.dumps does
 
 
+class _Compact:
+    """The compact JSON of the parser's events, cut into batches: one fragment per event, the path id it
+    belongs to, and the path ids of the values begun."""
+
+    def __init__(self, table: PathTable, max_depth: int):
+        self.child, self.max_depth, self.batch_chars = table.child, max_depth, _jsontree.BATCH_CHARS
+        self.stack: list[list] = []  # open containers: [path id, depth, is object, first member, keys seen]
+        self.prefix = self.key = ""
+        self.root_keys: set[str] = set()
+        self.texts: list[str] = []
+        self.pids: list[int] = []
+        self.occ: list[int] = [0]
+        self.size = 0
+
+    def feed(self, events) -> Iterator[tuple[list[str], list[int], list[int]]]:
+        """Add one chunk's events, yielding each batch that fills; raises NotStreamable for a repeated key."""
+        stack, child, max_depth, batch_chars = self.stack, self.child, self.max_depth, self.batch_chars
+        texts, pids, occ, size, prefix, key = self.texts, self.pids, self.occ, self.size, self.prefix, self.key
+        for event, v in events:  # one chunk's state in locals: this loop runs once per JSON token
+            if event == "map_key":
+                frame = stack[-1]
+                if v in frame[4]:
+                    raise NotStreamable(f"key {v!r} repeated in one object")
+                frame[4].add(v)
+                prefix = ("" if frame[3] else ",") + encode_basestring(v) + ":"
+                frame[3] = False
+                key = v
+                continue
+            if event == "end_map" or event == "end_array":
+                frame = stack.pop()
+                text, pid = ("}" if event == "end_map" else "]"), frame[0]
+                if not stack and frame[2]:
+                    self.root_keys = frame[4]
+            else:
+                if stack:
+                    frame = stack[-1]
+                    if not frame[2]:
+                        prefix, key = ("" if frame[3] else ","), "[]"
+                        frame[3] = False
+                    if frame[1] < max_depth:
+                        pid = child(frame[0], key)
+                        occ.append(pid)
+                    else:
+                        pid = frame[0]
+                    depth = frame[1] + 1
+                else:
+                    prefix, pid, depth = "", 0, 0
+                if event == "start_map":
+                    text = prefix + "{"
+                    stack.append([pid, depth, True, True, set()])
+                elif event == "start_array":
+                    text = prefix + "["
+                    stack.append([pid, depth, False, True, None])
+                elif event == "string":
+                    text = prefix + encode_basestring(v)
+                elif event == "number":
+                    text = prefix + _number(v)
+                else:
+                    text = prefix + _LITERAL[event][v]
+            if size >= batch_chars and may_cut(texts[-1], text):
+                yield texts, pids, occ
+                texts, pids, occ, size = [], [], [], 0
+            texts.append(text)
+            pids.append(pid)
+            size += len(text)
+        self.texts, self.pids, self.occ, self.size, self.prefix, self.key = texts, pids, occ, size, prefix, key
+
+    def last(self) -> tuple[list[str], list[int], list[int]]:
+        """The batch left at the end; raises NotStreamable for a root that may be an MCP or JSON-RPC result."""
+        keys = self.root_keys
+        if "jsonrpc" in keys or "content" in keys and keys <= MCP_KEYS:
+            raise NotStreamable("maybe a JSON-RPC response or an MCP result")
+        return self.texts, self.pids, self.occ
+
+
 def fragments(path: str | os.PathLike, table: PathTable, max_depth: int = 32
               ) -> Iterator[tuple[list[str], list[int], list[int]]]:
     """Batches of (fragments, path id per fragment, path ids of the values begun) of the compact JSON
@@ -77,71 +151,15 @@ def fragments(path: str | os.PathLike, table: PathTable, max_depth: int = 32
     """
     import ijson
 
-    texts: list[str] = []
-    pids: list[int] = []
-    occ: list[int] = [0]
-    size, batch_chars = 0, _jsontree.BATCH_CHARS
-    stack: list[list] = []  # open containers: [path id, depth, is object, first member, keys seen]
-    prefix = key = ""
-    root_keys: set[str] = set()
+    compact = _Compact(table, max_depth)
     events = ijson.sendable_list()
     parser = ijson.basic_parse_coro(events)
-    child = table.child
-
     try:
         for chunk in _checked_chunks(path):
             parser.send(chunk)
-            for event, v in events:
-                if event == "map_key":
-                    frame = stack[-1]
-                    if v in frame[4]:
-                        raise NotStreamable(f"key {v!r} repeated in one object")
-                    frame[4].add(v)
-                    prefix = ("" if frame[3] else ",") + encode_basestring(v) + ":"
-                    frame[3] = False
-                    key = v
-                    continue
-                if event == "end_map" or event == "end_array":
-                    frame = stack.pop()
-                    text, pid = ("}" if event == "end_map" else "]"), frame[0]
-                    if not stack and frame[2]:
-                        root_keys = frame[4]
-                else:
-                    if stack:
-                        frame = stack[-1]
-                        if not frame[2]:
-                            prefix, key = ("" if frame[3] else ","), "[]"
-                            frame[3] = False
-                        if frame[1] < max_depth:
-                            pid = child(frame[0], key)
-                            occ.append(pid)
-                        else:
-                            pid = frame[0]
-                        depth = frame[1] + 1
-                    else:
-                        prefix, pid, depth = "", 0, 0
-                    if event == "start_map":
-                        text = prefix + "{"
-                        stack.append([pid, depth, True, True, set()])
-                    elif event == "start_array":
-                        text = prefix + "["
-                        stack.append([pid, depth, False, True, None])
-                    elif event == "string":
-                        text = prefix + encode_basestring(v)
-                    elif event == "number":
-                        text = prefix + _number(v)
-                    else:
-                        text = prefix + _LITERAL[event][v]
-                if size >= batch_chars and may_cut(texts[-1], text):
-                    yield texts, pids, occ
-                    texts, pids, occ, size = [], [], [], 0
-                texts.append(text)
-                pids.append(pid)
-                size += len(text)
+            yield from compact.feed(events)
             del events[:]
         parser.close()
     except (ijson.JSONError, ValueError, SystemError, RecursionError) as e:  # bad JSON or UTF-8, huge integers
         raise NotStreamable(f"not JSON as the parser reads it ({type(e).__name__})") from None
-    if "jsonrpc" in root_keys or "content" in root_keys and root_keys <= MCP_KEYS:
-        raise NotStreamable("maybe a JSON-RPC response or an MCP result")
-    yield texts, pids, occ
+    yield compact.last()

@@ -137,17 +137,12 @@ def _records(source: Any) -> tuple[list[tuple[int, Any]], list[str], str]:
     return out, problems, str(p)
 
 
-def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAULT_ENCODING,
-               bytes_per_token: float = 4.0) -> Usage:
+def read_log(source: str | os.PathLike | list[dict], *, encoding: str = DEFAULT_ENCODING,
+             bytes_per_token: float = 4.0) -> Usage:
     """Read a CSV or JSONL tool-call log (or a list of dicts); broken lines are reported, not fatal.
 
     Raises InputError for a missing or unreadable file, or one with no readable call at all.
     """
-    if isinstance(source, (str, os.PathLike)) and _is_trace(source):
-        # Agent traces (Claude Code, OTel GenAI, provider logs) carry the tool calls too.
-        from .traces.load import load_traces
-
-        return load_traces(source, encoding=encoding).to_usage()
     records, problems, where = _records(source)
     rows, no_ts = [], 0
     for line, rec in records:
@@ -183,12 +178,6 @@ def load_usage(source: str | os.PathLike | list[dict], *, encoding: str = DEFAUL
     calls = pd.DataFrame(rows, columns=COLUMNS)
     calls["timestamp"] = pd.to_datetime(calls["timestamp"], utc=True)
     return Usage(calls, problems, where)
-
-
-def _is_trace(source: str | os.PathLike) -> bool:
-    from .traces.load import is_trace_file
-
-    return is_trace_file(source)
 
 
 def repeated(calls: pd.DataFrame) -> pd.Series:

@@ -13,7 +13,8 @@ from ..core.choices import DEFAULT_CAP
 from ..core.tokens import DEFAULT_ENCODING
 from ..errors import InputError
 from ..inputs import jsonstream as _jsonstream
-from ..inputs.payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
+from ..inputs.payload_sources import JSONFile, iter_payloads
+from ..inputs.payloads import MCP_METHOD, Payload
 from .footprint import Counter
 
 MEASURE_METHOD = (

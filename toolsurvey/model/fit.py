@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..inputs.traces.load import HOUR_WRITE_FACTOR, Traces, price_of
+from ..inputs.traces.billing import HOUR_WRITE_FACTOR, price_of
+from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
 from .scenario import Scenario
 

@@ -306,7 +306,7 @@ def _usage(usage: Any, reg: Any, inp: _Inputs) -> Any:
         inp.missing["usage"] = "no usage log was given (--usage FILE)"
         return None
     try:
-        from ..inputs.usage import load_usage
+        from ..inputs.sources import load_usage
     except ImportError:
         inp.missing["usage"] = "the usage module (toolsurvey.usage) is not installed"
         return None

@@ -9,7 +9,9 @@ from typing import Any
 def for_report(traces: Any, usage: Any) -> tuple[Any, Any]:
     """(Traces or None, usage): traces loaded from `traces`, or from `usage` when that is a trace path,
     in which case the usage log becomes the traces' tool calls (read once)."""
-    from ..inputs.traces.load import Traces, is_trace_file, load_traces
+    from ..inputs.traces.files import is_trace_file
+    from ..inputs.traces.load import load_traces
+    from ..inputs.traces.tables import Traces
 
     from_usage = traces is None and isinstance(usage, (str, os.PathLike)) and is_trace_file(usage)
     if from_usage:

@@ -286,7 +286,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
 
     from ..core.choices import SERIALIZATIONS
     from ..errors import InputError
-    from ..inputs.payloads import read_payloads
+    from ..inputs.payload_sources import read_payloads
     from ..measuring.responses import field_costs, measure_responses, rank_fields
     from ..measuring.trimming import trim_many
     from . import charts

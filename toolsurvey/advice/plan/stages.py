@@ -29,7 +29,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
          unphased: str = "all", config: dict | str | None = None, own=None) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
-    `usage` is a Usage (toolsurvey.inputs.usage.load_usage), a log path or a list of call records; `phases` a
+    `usage` is a Usage (toolsurvey.inputs.sources.load_usage), a log path or a list of call records; `phases` a
     phases file or Phase list; `scenario` a Scenario or scenario file holding every other assumption
     (model, steps, caching, ...). "before" is `advice.baseline.baseline`: the scenario as given (its
     strategy, e.g. its phase gating) with the log's mean tool result; every stage is a change from it.

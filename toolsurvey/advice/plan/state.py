@@ -12,7 +12,8 @@ import pandas as pd
 
 from ...core.registry import Registry
 from ...errors import InputError
-from ...inputs.usage import Usage, load_usage, resolve
+from ...inputs.sources import load_usage
+from ...inputs.usage import Usage, resolve
 from ...model.scenario import Phase, load_phases
 from ...model.simulate import simulate
 from ...model.strategies import tool_table

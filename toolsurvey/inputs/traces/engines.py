@@ -1,7 +1,7 @@
 """Engines that run the trace reader at scale: DuckDB (parses and projects JSON lines out of core) and
 Dask (files spread over a cluster's workers, token counting in `map_partitions`).
 
-Both feed the same per-record logic as the built-in reader (`_parse`), so they give the same numbers.
+Both feed the same per-record logic as the built-in reader (`read`), so they give the same numbers.
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ import importlib.util
 import json
 from typing import Any
 
+from ...core.extras import require
 from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
-from .parse import Collector, claude_records
+from . import read
+from .claude_code import claude_records
+from .collector import Collector
 
 BATCH_ROWS = 4096
 _SAMPLES: dict[str, Any] = {"list": [], "str": "", "int": 0, "float": 0.0, "bool": False, "NoneType": None}
@@ -44,8 +47,6 @@ FROM read_ndjson_objects(?, ignore_errors = true) t(j)
 
 def _need(module: str, engine: str):
     """The module, imported; raises MissingExtra (an InputError) naming the extra that brings it."""
-    from ...core.extras import require
-
     require(module, purpose=f"the {engine} engine")
     return importlib.import_module(module)
 
@@ -73,12 +74,12 @@ def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DE
     for i, f in enumerate(files, 1):
         if progress:
             progress(len(files))
-        fmt = c.format_of(f, format)
+        fmt = read.format_of(c, f, format)
         if fmt is None:
             continue
         rows = _duck_rows(con, f) if fmt == "claude-code" else None
         if rows is None:
-            c.parse(f, fmt)
+            read.parse_file(c, f, fmt)
         else:
             claude_records(f, rows, c)
         if i % every == 0:
@@ -127,9 +128,7 @@ def _record(r: dict) -> Any:
 
 
 def _partition(files: list[str], format: str, encoding: str, keep_results: bool) -> Collector:
-    from .load import collect as builtin_collect
-
-    return builtin_collect(files, format, encoding=encoding, keep_results=keep_results)
+    return read.collect(files, format, encoding=encoding, keep_results=keep_results)
 
 
 def dask_collect(files: list[str], format: str = "auto", *, scheduler: str | None = None,

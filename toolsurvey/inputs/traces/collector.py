@@ -1,0 +1,129 @@
+"""What the trace readers found, keyed so that nothing counts twice: requests by their id (a request
+streamed as several lines, or seen again in a resumed session's file, counts once), tool calls by call
+id, and tool results by the call id they answer."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.jsonlines import Skips
+from ...core.tokens import DEFAULT_ENCODING, get_encoding
+
+USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
+# Rows are stored as lists in these column orders (a dict per row would take several times the memory).
+REQUEST_FIELDS = ("session", "subagent", "agent", "timestamp", "model", "tool_definition_tokens", *USAGE_FIELDS,
+                  "request_id", "file", "line", "lines")
+CALL_FIELDS = ("session", "subagent", "agent", "timestamp", "tool", "server", "arguments")
+_AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
+_USAGE_AT = [_AT[f] for f in USAGE_FIELDS]
+_TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
+
+
+def _intern(v: Any) -> Any:
+    return sys.intern(v) if isinstance(v, str) else v
+
+
+@dataclass
+class Collector:
+    """What the parsers found across all files of one load."""
+
+    requests: dict[str, list] = field(default_factory=dict)
+    calls: dict[str, tuple] = field(default_factory=dict)
+    results: dict[str, list] = field(default_factory=dict)
+    skips: Skips = field(default_factory=Skips)
+    usage_lines: int = 0          # lines (or spans) that carried usage
+    duplicate_files: int = 0      # request lines skipped because another file had the request
+    other_lines: int = 0          # known records that are neither requests nor tool results
+    files: dict[str, str] = field(default_factory=dict)
+
+    def request(self, key: str, file: str, line: int, row: dict) -> None:
+        """Count a request's usage once: streamed lines of one request keep each field's largest value."""
+        self.usage_lines += 1
+        old = self.requests.get(key)
+        if old is None:
+            self.requests[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
+                                  _intern(row["model"]), row["tool_definition_tokens"],
+                                  *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line]]
+            return
+        if old[_AT["file"]] != file:
+            self._seen_elsewhere(key, file, line, old)
+            return
+        old[_AT["lines"]].append(line)
+        for f, i in zip(USAGE_FIELDS, _USAGE_AT, strict=True):
+            if row[f] > old[i]:
+                old[i] = row[f]
+        if not old[_AT["model"]]:
+            old[_AT["model"]] = _intern(row["model"])
+
+    def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
+        self.duplicate_files += 1
+        self.skips.add(file, line, f"request {key} was already read from {old[_AT['file']]}:{old[_AT['line']]} "
+                       "(a resumed session repeats it); counted once", "request seen in another file")
+
+    def call(self, call_id: str, row: dict) -> None:
+        if call_id not in self.calls:
+            self.calls[call_id] = tuple(_intern(row[f]) if f != "arguments" else row[f] for f in CALL_FIELDS)
+
+    def result(self, call_id: str, text: str | None, error: bool) -> None:
+        if call_id not in self.results:
+            self.results[call_id] = [text, error, None]
+
+    def count_tokens(self, encoding: str, keep_text: bool = True) -> None:
+        """Count result and tool-definition tokens now (in batches); drop the texts unless `keep_text`."""
+        todo = [r for r in self.results.values() if r[_TOKENS] is None]
+        for r, n in zip(todo, count_chunked((r[_TEXT] for r in todo), encoding), strict=True):
+            r[_TOKENS] = n
+            if not keep_text:
+                r[_TEXT] = None
+        at = _AT["tool_definition_tokens"]
+        reqs = [r for r in self.requests.values() if isinstance(r[at], str)]
+        for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
+            r[at] = n
+
+    def merge(self, other: Collector) -> None:
+        """Add a Collector of later files, as if their lines had been read after this one's."""
+        for key, row in other.requests.items():
+            old = self.requests.get(key)
+            if old is None:
+                self.requests[key] = row
+            else:  # only across files: one file is read by one partition
+                for line in row[_AT["lines"]]:
+                    self._seen_elsewhere(key, row[_AT["file"]], line, old)
+        for call_id, row in other.calls.items():
+            self.calls.setdefault(call_id, row)
+        for call_id, row in other.results.items():
+            self.results.setdefault(call_id, row)
+        self.skips.items += other.skips.items
+        self.skips.reasons.update(other.skips.reasons)
+        self.usage_lines += other.usage_lines
+        self.duplicate_files += other.duplicate_files
+        self.other_lines += other.other_lines
+        self.files.update(other.files)
+
+
+def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING, chunk: int = 2048) -> list[float]:
+    """Tokens of each text (NaN for None), encoded in batches so memory stays bounded."""
+    enc = get_encoding(encoding)
+    out: list[float] = []
+    batch: list[str] = []
+
+    def flush():
+        # One text at a time: encode_ordinary_batch's thread pool costs more than it saves on a few cores.
+        out.extend(float(len(enc.encode_ordinary(t))) for t in batch)
+        batch.clear()
+
+    for t in texts:
+        if not isinstance(t, str):  # None, or NaN from a DataFrame column
+            flush()
+            out.append(math.nan)
+        else:
+            # Lone surrogates (from JSON escapes) become U+FFFD, as tiktoken sees them.
+            batch.append(t.encode("utf-8", "replace").decode("utf-8"))
+            if len(batch) >= chunk:
+                flush()
+    flush()
+    return out

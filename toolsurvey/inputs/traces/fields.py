@@ -1,0 +1,82 @@
+"""Fields the trace sources share, read forgivingly: counts, arguments, result text, MCP tool names,
+Anthropic usage and tool definitions."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+
+def stem(path: str | os.PathLike) -> str:
+    """The file name without its .jsonl/.json/.gz suffixes."""
+    return re.sub(r"(\.(jsonl|json|ndjson))?(\.gz)?$", "", Path(path).name)
+
+
+def non_negative(v: Any) -> int:
+    """`v` as a count: an int of at least 0, and 0 for what is not a number."""
+    try:
+        return max(int(v), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _compact(v: Any) -> str:
+    return json.dumps(v if v is not None else {}, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def arguments(v: Any) -> str:
+    """Arguments as sorted compact JSON, whether given as an object or as JSON text."""
+    if isinstance(v, str):
+        try:
+            v = json.loads(v)
+        except (json.JSONDecodeError, RecursionError):
+            return v
+    return _compact(v)
+
+
+def result_text(content: Any) -> str:
+    """The text a tool result puts in front of the model (image blocks carry none)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(result_text(b.get("text", "") if isinstance(b, dict) and b.get("type", "text") == "text"
+                                     else b if isinstance(b, str) else "") for b in content)
+    return _compact(content)
+
+
+def split_name(name: str) -> tuple[str | None, str]:
+    """(server, tool) from an MCP name `mcp__<server>__<tool>`; (None, name) for a built-in tool."""
+    if name.startswith("mcp__"):
+        parts = name.split("__", 2)
+        if len(parts) == 3 and parts[1] and parts[2]:
+            return parts[1], parts[2]
+    return None, name
+
+
+def anthropic_usage(u: dict) -> dict:
+    """The usage fields of an Anthropic Messages `usage` object (cache writes split 5-minute / 1-hour)."""
+    writes = non_negative(u.get("cache_creation_input_tokens"))
+    split = u.get("cache_creation") if isinstance(u.get("cache_creation"), dict) else {}
+    hour = non_negative(split.get("ephemeral_1h_input_tokens"))
+    five = non_negative(split.get("ephemeral_5m_input_tokens"))
+    five = max(five, writes - hour)  # without the split, every write is a 5-minute write
+    return {"input_tokens": non_negative(u.get("input_tokens")), "cache_write_5m": five, "cache_write_1h": hour,
+            "cache_read": non_negative(u.get("cache_read_input_tokens")),
+            "output_tokens": non_negative(u.get("output_tokens"))}
+
+
+def definitions(defs: Any) -> str | None:
+    """Tool definitions as compact JSON text (measured later), or None when the record has none."""
+    if defs is None:
+        return None
+    if isinstance(defs, str):
+        try:
+            defs = json.loads(defs)
+        except (json.JSONDecodeError, RecursionError):
+            return defs
+    return json.dumps(defs, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,193 @@
+"""Traces as three tidy tables (requests, tool calls, sessions), built from a Collector and totalled."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from ...core.choices import TRACE_BY
+from ...core.jsonlines import Skips
+from ...core.tokens import DEFAULT_ENCODING
+from ...errors import InputError
+from ..payloads import Payload
+from ..usage import COLUMNS, Usage
+from .billing import bill
+from .collector import CALL_FIELDS, REQUEST_FIELDS, USAGE_FIELDS, Collector
+
+REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
+                   "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
+CALL_COLUMNS = ["session", "subagent", "agent", "timestamp", "call_id", "server", "tool", "arguments",
+                "arguments_bytes", "result_tokens", "error", "repeated", "result"]
+BY = TRACE_BY
+
+
+@dataclass
+class Traces:
+    """Requests, tool calls and sessions read from traces, with the warnings met on the way."""
+
+    requests: pd.DataFrame
+    calls: pd.DataFrame
+    sessions: pd.DataFrame
+    files: dict[str, str] = field(default_factory=dict)   # path -> detected format
+    skips: Skips = field(default_factory=Skips)
+    warnings: list[str] = field(default_factory=list)     # problems that are not skipped lines
+    dedup: str = ""                                       # how streamed and repeated requests were counted
+    source: str = ""
+
+    def __repr__(self) -> str:
+        return (f"<Traces {len(self.sessions)} sessions, {len(self.requests)} requests, "
+                f"{len(self.calls)} tool calls from {len(self.files)} file(s); {len(self.skips)} lines skipped>")
+
+    @property
+    def problems(self) -> list[str]:
+        """Every warning, skipped lines included, one line each."""
+        return self.warnings + [str(s) for s in self.skips.items]
+
+    def summary(self) -> str:
+        """A few lines: what was read, how requests were deduplicated, what was skipped and why."""
+        r = self.requests
+        formats = ", ".join(f"{n} {f}" for f, n in pd.Series(self.files).value_counts().items()) or "none"
+        lines = [f"{len(self.files)} file(s) ({formats}): {len(self.sessions)} session(s), {len(r):,} request(s), "
+                 f"{len(self.calls):,} tool call(s)",
+                 f"billed tokens: {int(r['input_tokens'].sum()):,} input, {int(r['cache_write'].sum()):,} cache "
+                 f"write, {int(r['cache_read'].sum()):,} cache read, {int(r['output_tokens'].sum()):,} output; "
+                 f"cost ${r['cost'].sum():,.4f}" + (f" ({int(r['cost'].isna().sum()):,} request(s) of "
+                                                     "unpriced models left out, see warnings)"
+                                                     if r["cost"].isna().any() else ""),
+                 f"deduplicated: {self.dedup}"]
+        if len(self.calls):
+            by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
+            lines.insert(2, f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by.head(8).items())}"
+                            + (f" and {len(by) - 8} more tools" if len(by) > 8 else ""))
+        if len(self.skips):
+            lines.append(self.skips.summary())
+        return "\n".join(lines)
+
+    def totals(self, by: str = "session") -> pd.DataFrame:
+        """Billed tokens and cost per session, model, day or tool (tool: calls and result tokens)."""
+        return totals(self, by)
+
+    def to_usage(self):
+        """The tool calls as a `usage.Usage`, for audit, plan, report and responses."""
+        c = self.calls
+        calls = pd.DataFrame({
+            "line": range(1, len(c) + 1), "timestamp": c["timestamp"],
+            "session": c["session"] + c["agent"].map(lambda a: f"/{a}" if a else ""),
+            "server": c["server"], "tool": c["tool"], "arguments": c["arguments"],
+            "response_tokens": c["result_tokens"], "tokens_estimated": False,
+            "outcome": c["error"].map({True: "error", False: "ok"}), "response": c["result"]})
+        return Usage(calls[COLUMNS].reset_index(drop=True), self.problems, self.source)
+
+    def to_payloads(self) -> list:
+        """Each recorded tool result as a `payloads.Payload` (for `responses`: sizes by tool and field)."""
+        c = self.calls[self.calls["result"].map(lambda r: isinstance(r, str))]
+        return [Payload.from_text(r.result, r.tool, server=r.server if isinstance(r.server, str) else None,
+                                  source=f"{r.session}:{r.call_id}",
+                                  timestamp=None if pd.isna(r.timestamp) else r.timestamp.isoformat())
+                for r in c.itertuples(index=False)]
+
+
+def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source: str = "") -> Traces:
+    """Tables from a Collector: tokens counted, costs billed, repeats flagged, sessions summed."""
+    c.count_tokens(encoding)  # no-op for what a partition already counted
+    req = _columns(list(c.requests.values()), REQUEST_FIELDS)
+    c.requests.clear()  # the table has them now: free the rows before the calls are built
+    req["lines"] = req["lines"].map(len)
+    req["timestamp"] = _time(req["timestamp"])
+    req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
+    for f in (*USAGE_FIELDS, "cache_write"):
+        req[f] = req[f].astype("int64")
+    req["tool_definition_tokens"] = req["tool_definition_tokens"].astype(float)
+    req["subagent"] = req["subagent"].astype(bool)
+    cost, warns = bill(req, prices)
+    req["cost"] = cost
+    req = req[REQUEST_COLUMNS].sort_values(["session", "timestamp", "request_id"], kind="stable")
+    calls = _calls(c, encoding)
+    dedup = (f"{c.usage_lines:,} line(s) with usage -> {len(req):,} request(s): lines sharing a request id "
+             "(Claude Code requestId, else message id; span id; response id) are one streamed request, and "
+             "each usage field is taken at its largest value over them (usage only grows while streaming)")
+    if c.duplicate_files:
+        dedup += f"; {c.duplicate_files:,} line(s) repeating a request already read from another file counted once"
+    c.skips.items.sort(key=lambda k: (k.file, k.line))  # engines meet them in different orders
+    tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source)
+    tr.sessions = sessions(tr)
+    return tr
+
+
+def _columns(rows: list, names) -> pd.DataFrame:
+    """A DataFrame built column by column (no 2-D object array of every row at once), emptying `rows`."""
+    cols = {n: pd.Series([r[i] for r in rows], dtype=object if rows else None) for i, n in enumerate(names)}
+    rows.clear()
+    return pd.DataFrame(cols).infer_objects()
+
+
+def _time(col: pd.Series) -> pd.Series:
+    """UTC timestamps from ISO text or Unix nanoseconds (OTLP), both in one column when formats mix."""
+    ns = col.map(lambda v: isinstance(v, int) and not isinstance(v, bool))
+    out = pd.Series(pd.NaT, index=col.index, dtype="datetime64[ns, UTC]")
+    if ns.any():
+        out[ns] = pd.to_datetime(col[ns].astype("int64"), unit="ns", utc=True)
+    if (~ns).any():
+        out[~ns] = pd.to_datetime(col[~ns], utc=True, errors="coerce", format="mixed")
+    return out
+
+
+def _calls(c: Collector, encoding: str) -> pd.DataFrame:
+    none = [None, False, math.nan]
+    rows = [(*call, call_id, *c.results.get(call_id, none)) for call_id, call in c.calls.items()]
+    c.calls.clear()
+    c.results.clear()
+    df = _columns(rows, (*CALL_FIELDS, "call_id", "result", "error", "result_tokens"))
+    df["result_tokens"] = df["result_tokens"].astype(float)
+    df["timestamp"] = _time(df["timestamp"])
+    df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]
+    df["subagent"] = df["subagent"].astype(bool)
+    df["error"] = df["error"].astype(bool)
+    # usage.repeated's rule (same server, tool and arguments earlier in the task), vectorised per thread
+    df["repeated"] = (df["session"] + "\x00" + df["agent"] + "\x00" + df["server"].fillna("") + "\x00"
+                      + df["tool"] + "\x00" + df["arguments"]).duplicated() if len(df) else pd.Series(dtype=bool)
+    return df[CALL_COLUMNS].sort_values(["session", "timestamp"], kind="stable").reset_index(drop=True)
+
+
+def sessions(tr: Traces) -> pd.DataFrame:
+    """One row per session: requests (subagents' too), time span, billed tokens, cost, tool calls."""
+    r, c = tr.requests, tr.calls
+    g = r.groupby("session", sort=True)
+    out = pd.DataFrame({
+        "requests": g.size(), "subagent_requests": g["subagent"].sum(),
+        "start": g["timestamp"].min(), "end": g["timestamp"].max(),
+        "models": g["model"].agg(lambda m: ", ".join(sorted(set(m) - {""}))),
+        **{f: g[f].sum() for f in (*USAGE_FIELDS, "cache_write")},
+        "cost": g["cost"].sum(min_count=1),
+    })
+    cg = c.groupby("session")
+    out["tool_calls"] = cg.size().reindex(out.index).fillna(0).astype("int64")
+    out["errors"] = cg["error"].sum().reindex(out.index).fillna(0).astype("int64")
+    out["repeated"] = cg["repeated"].sum().reindex(out.index).fillna(0).astype("int64")
+    out["result_tokens"] = cg["result_tokens"].sum(min_count=1).reindex(out.index)
+    out["subagent_requests"] = out["subagent_requests"].astype("int64")
+    return out.reset_index()
+
+
+def totals(tr: Traces, by: str = "session") -> pd.DataFrame:
+    """Billed tokens and cost per session, model or day; per tool: calls, errors, repeats, result tokens."""
+    if by not in BY:
+        raise InputError(f"cannot total by {by!r}; expected one of {', '.join(BY)}")
+    if by == "tool":
+        c = tr.calls.assign(server=tr.calls["server"].fillna("(built-in)"))
+        g = c.groupby(["server", "tool"])
+        out = pd.DataFrame({"calls": g.size(), "errors": g["error"].sum().astype("int64"),
+                            "repeated": g["repeated"].sum().astype("int64"),
+                            "result_tokens": g["result_tokens"].sum(min_count=1),
+                            "result_tokens_mean": g["result_tokens"].mean(),
+                            "arguments_bytes_mean": g["arguments_bytes"].mean()})
+        return out.reset_index().sort_values(["result_tokens", "calls"], ascending=False,
+                                             kind="stable").reset_index(drop=True)
+    r = tr.requests
+    key = r["timestamp"].dt.strftime("%Y-%m-%d").fillna("(no time)").rename("day") if by == "day" else r[by]
+    g = r.groupby(key)
+    out = pd.DataFrame({"requests": g.size(), **{f: g[f].sum() for f in (*USAGE_FIELDS, "cache_write")},
+                        "cost": g["cost"].sum(min_count=1)})
+    return out.reset_index()
