@@ -47,7 +47,7 @@ _EXPORTS = {
     "load_description_effect": "model.accuracy",
     "ToolsurveyError": "errors",
     "InputError": "errors",
-    "exact_footprint": "measuring.counting",
+    "exact_footprint": "measuring.counting.exact",
     "calibrate": "measuring.calibration",
     "apply_calibration": "measuring.calibration",
     "load_calibration": "measuring.calibration",

@@ -57,7 +57,10 @@ def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> dict:
     (descriptions, parameter descriptions, schemas). Raises InputError as `exact_footprint` does,
     or for a registry with no tools.
     """
-    from .counting import Cache, Client, exact_footprint, plan
+    from .counting.cache import Cache
+    from .counting.client import Client
+    from .counting.exact import exact_footprint
+    from .counting.requests import plan
     from .footprint import footprint, tools_only
 
     if not len(reg):
