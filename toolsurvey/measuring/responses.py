@@ -10,11 +10,11 @@ import pandas as pd
 
 from ..core import jsontree as _jsontree
 from ..core.choices import DEFAULT_CAP
-from ..core.tokens import DEFAULT_ENCODING
+from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
 from ..inputs import jsonstream as _jsonstream
 from ..inputs.payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
-from .footprint import Counter
+from .parts import as_tiktoken_sees, segment_tokens
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
@@ -38,8 +38,21 @@ ATTRIBUTION_METHOD = {
 SPECIAL_PATHS = ("(formatting)", "(images)", "(text)")
 
 
-class _Enc(Counter):
-    """A Counter that also counts whole payloads (text blocks plus image estimates)."""
+class _Enc:
+    """Counts texts and whole payloads (text blocks plus image estimates) with one encoding."""
+
+    def __init__(self, encoding: str):
+        enc = get_encoding(encoding)
+        self.encoding = encoding
+        self.encode = enc.encode_ordinary
+        self._to_numpy = enc.encode_to_numpy
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`, special-token strings counted as ordinary text."""
+        try:  # a numpy buffer straight from tiktoken: no Python list of ints is built
+            return len(self._to_numpy(text, disallowed_special=()))
+        except UnicodeEncodeError:
+            return len(self._to_numpy(as_tiktoken_sees(text), disallowed_special=()))
 
     def payload(self, p: Payload) -> int:
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
@@ -172,12 +185,8 @@ def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
 
 def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
     joined = "".join(texts)
-    tokens = enc.tokens(joined)
-    if joined.isascii():
-        blen = np.fromiter(map(len, texts), np.int64, len(texts))
-    else:
-        blen = np.fromiter(map(_utf8_len, texts), np.int64, len(texts))
-    return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
+    sizes = map(len, texts) if joined.isascii() else map(_utf8_len, texts)
+    return np.asarray(segment_tokens(enc.encode(joined), sizes, enc.encoding), dtype=np.int64)
 
 
 def _streamed_fields(p: JSONFile, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
