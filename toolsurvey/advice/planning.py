@@ -134,7 +134,7 @@ def _trim_rule(cfg: dict, trim: dict | None) -> dict:
 def _trimmed_tokens(calls: pd.DataFrame, rule: dict, encoding: str) -> tuple[np.ndarray, list[str]]:
     """Response tokens per call after trimming the tools the rule selects: a real `trim` of the payload
     when the log kept it, otherwise the result capped at `cap_tokens` (the stated assumption)."""
-    from ..measuring.trimming import trim
+    from ..measuring.trimming.pipeline import trim
 
     tokens = calls["response_tokens"].to_numpy(dtype=float).copy()
     mean = calls.groupby("key")["response_tokens"].mean()

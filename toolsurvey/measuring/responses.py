@@ -15,6 +15,8 @@ from ..errors import InputError
 from ..inputs import jsonstream as _jsonstream
 from ..inputs.payloads import MCP_METHOD, JSONFile, Payload, iter_payloads
 from .parts import as_tiktoken_sees, segment_tokens
+from .trimming.pipeline import trim_many
+from .trimming.steps import parse_paths
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
@@ -131,8 +133,6 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     table["over_cap"] = table["tokens"] > cap
     steps = None
     if trimming is not None:
-        from .trimming import trim_many
-
         trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.encoding, **trimming)
         table["trimmed"] = trimmed
         warnings = warnings + trim_warnings
@@ -329,8 +329,6 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
 def rank_fields(costs: pd.DataFrame, keep: str | list[str] | None = None) -> pd.DataFrame:
     """The recommendation view: each tool's record-level fields, costliest first, with the cumulative
     share, and (given `keep` paths) whether each field is kept whole, in part, or dropped."""
-    from .trimming import parse_paths
-
     wanted = [_jsontree.path_parts(p) for p in parse_paths(keep)] if keep else None
     rows = costs[~costs["path"].isin(("(root)",)) & ~costs["path"].str.endswith("[]")].copy()
     parts = rows["path"].map(_jsontree.path_parts)

@@ -288,7 +288,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     from ..errors import InputError
     from ..inputs.payloads import read_payloads
     from ..measuring.responses import field_costs, measure_responses, rank_fields
-    from ..measuring.trimming import trim_many
+    from ..measuring.trimming.pipeline import trim_many
     from . import charts
 
     payloads, _ = read_payloads(*sources)
