@@ -245,6 +245,19 @@ class _ToolAcc:
             self.special[path] += tokens
             self.special_samples[path] += 1
 
+    def rows(self, name: str) -> list[tuple]:
+        """One row per path seen (tokens include everything beneath it), then the special paths."""
+        t, n, total = self.table, len(self.table), self.measured
+        incl = self.own[:n].copy()
+        for i in range(n - 1, 0, -1):
+            incl[t.parent[i]] += incl[i]
+        rows = [(name, t.name(i), t.depth[i], incl[i], self.own[i], int(self.samples[i]),
+                 int(self.occurrences[i]), self.payloads, total) for i in range(n) if self.occurrences[i]]
+        rows += [(name, path, 0, self.special[path], self.special[path], self.special_samples[path],
+                  self.special_samples[path], self.payloads, total)
+                 for path in SPECIAL_PATHS if self.special_samples[path]]
+        return rows
+
 
 def field_costs(*sources: Any, encoding: str | None = None, method: str = "offsets", max_depth: int = 32,
                 tool: str | None = None, server: str | None = None, headers: Any = None,
@@ -261,55 +274,64 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     accs: dict[str, _ToolAcc] = {}
     gap = 0
     for p in payloads:
-        acc = accs.setdefault(p.tool, _ToolAcc())
-        streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
-        if isinstance(p, JSONFile) and streamed is None:
-            p = _read_whole(p, warnings)
-        acc.payloads += 1
-        acc.add_special("(images)", p.image_tokens)
-        if streamed is not None:
-            own, occ, frag_tokens, measured = streamed
-            gap += frag_tokens - measured
-        elif not p.is_json:
-            measured = enc.payload(p)
-            acc.measured += measured
-            acc.add_special("(text)", measured - p.image_tokens)
-            continue
-        else:
-            texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
-            if method == "offsets":
-                per_frag = _attribute(texts, enc)
-                # a result sent as compact JSON is its fragments: no need to encode it a second time
-                same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
-                measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
-            else:
-                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
-                gap += int(per_frag.sum()) - enc.count("".join(texts))
-                measured = enc.payload(p)
-            n = len(acc.table)
-            own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
-            occ = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
-            frag_tokens = int(per_frag.sum())
+        gap += _add_payload(accs.setdefault(p.tool, _ToolAcc()), p, enc, method, max_depth, warnings)
+    out = _field_table(accs)
+    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
+                     gap=gap if method == "fragments" else 0,
+                     totals={k: a.measured for k, a in accs.items()})
+    return out
+
+
+def _add_payload(acc: _ToolAcc, p: Payload | JSONFile, enc: _Enc, method: str, max_depth: int,
+                 warnings: list[str]) -> int:
+    """Add one result's tokens per path to its tool's sums; returns how far its fragments' tokens
+    are from its own count (0 but with the "fragments" method)."""
+    streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
+    if isinstance(p, JSONFile) and streamed is None:
+        p = _read_whole(p, warnings)
+    acc.payloads += 1
+    acc.add_special("(images)", p.image_tokens)
+    if streamed is not None:
+        own, occ, frag_tokens, measured = streamed
+        gap = frag_tokens - measured
+    elif not p.is_json:
+        measured = enc.payload(p)
         acc.measured += measured
-        acc.add(own, occ)
-        # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
-        acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
-    rows = []
-    for name, acc in accs.items():
-        t = acc.table
-        n = len(t)
-        incl = acc.own[:n].copy()
-        for i in range(n - 1, 0, -1):
-            incl[t.parent[i]] += incl[i]
-        total = acc.measured
-        for i in range(n):
-            if acc.occurrences[i]:
-                rows.append((name, t.name(i), t.depth[i], incl[i], acc.own[i], int(acc.samples[i]),
-                             int(acc.occurrences[i]), acc.payloads, total))
-        for path in SPECIAL_PATHS:
-            if acc.special_samples[path]:
-                rows.append((name, path, 0, acc.special[path], acc.special[path], acc.special_samples[path],
-                             acc.special_samples[path], acc.payloads, total))
+        acc.add_special("(text)", measured - p.image_tokens)
+        return 0
+    else:
+        own, occ, frag_tokens, measured, gap = _parsed_fields(p, acc.table, enc, method, max_depth)
+    acc.measured += measured
+    acc.add(own, occ)
+    # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
+    acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
+    return gap
+
+
+def _parsed_fields(p: Payload, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
+                   ) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """Own tokens and occurrences per path id of a parsed JSON result, with the tokens of its
+    fragments (as `method` counts them), of the whole result, and the gap between the two."""
+    texts, pids, occ = _jsontree.fragments(p.value, table, max_depth=max_depth)
+    gap = 0
+    if method == "offsets":
+        per_frag = _attribute(texts, enc)
+        # a result sent as compact JSON is its fragments: no need to encode it a second time
+        same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
+        measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
+    else:
+        per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+        gap = int(per_frag.sum()) - enc.count("".join(texts))
+        measured = enc.payload(p)
+    n = len(table)
+    own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+    occurrences = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
+    return own, occurrences, int(per_frag.sum()), measured, gap
+
+
+def _field_table(accs: dict[str, _ToolAcc]) -> pd.DataFrame:
+    """The rows of every tool's paths, costliest first within each tool."""
+    rows = [row for name, acc in accs.items() for row in acc.rows(name)]
     out = pd.DataFrame(rows, columns=["tool", "path", "depth", "tokens", "own", "samples", "occurrences",
                                       "payloads", "tool_tokens"])
     out[["tokens", "own"]] = out[["tokens", "own"]].round().astype("int64")
@@ -318,12 +340,8 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     out["per_occurrence"] = out["tokens"] / out["occurrences"]
     out["per_sample"] = out["tokens"] / out["payloads"]
     out = out.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable").reset_index(drop=True)
-    out = out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
-               "per_sample", "payloads"]]
-    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
-                     gap=gap if method == "fragments" else 0,
-                     totals={k: a.measured for k, a in accs.items()})
-    return out
+    return out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
+                "per_sample", "payloads"]]
 
 
 def rank_fields(costs: pd.DataFrame, keep: str | list[str] | None = None) -> pd.DataFrame:
