@@ -9,6 +9,8 @@ import numpy as np
 from ..core.globs import any_glob, tags_match
 from ..core.registry import Registry, Tool
 from ..errors import InputError
+from ..measuring.calibration import apply_calibration, load_calibration
+from ..measuring.footprint import footprint
 from .scenario import Phase, Scenario
 
 # The tool a tool-search strategy keeps visible: measured under the run's rendering like any other.
@@ -47,14 +49,10 @@ def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = No
                model: str | None = None, calibration: str | None = None) -> ToolTable:
     """Measure `reg` (and the search tool) with `footprint` under one rendering, calibrated to a
     provider's exact counts when a calibration file is given; raises InputError for a bad file."""
-    from ..measuring.footprint import footprint
-
     def measure(r: Registry):
         fp = footprint(r, encoding=encoding, render=render, model=model)
         if calibration is None:
             return fp
-        from ..measuring.calibration import apply_calibration, load_calibration
-
         return apply_calibration(fp, load_calibration(calibration))
 
     fp = measure(reg)

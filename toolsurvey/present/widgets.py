@@ -133,7 +133,8 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     from ..core.choices import CACHING
     from ..model.scenario import Scenario
-    from ..model.simulate import simulate, sweep
+    from ..model.simulate import simulate
+    from ..model.sweeps import sweep
     from ..providers.prices import load_prices
     from . import charts
 
@@ -216,7 +217,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     from ..advice.pricing import load_config
     from ..measuring.footprint import footprint
     from ..model.scenario import Scenario
-    from ..model.simulate import description_sweep
+    from ..model.sweeps import description_sweep
     from . import charts
 
     sc = scenario or Scenario()
