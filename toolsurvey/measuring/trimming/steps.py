@@ -61,31 +61,16 @@ def path_trie(paths: list[str]) -> dict:
 
 def keep_paths(value: Any, paths: str | list[str]) -> tuple[Any, Counter, set[str]]:
     """Only the listed paths (lists walked through); returns (value, dropped path -> count, matched paths)."""
-    trie, dropped, matched = path_trie(parse_paths(paths)), Counter(), set()
-
-    def walk(v, node, path):
-        if isinstance(v, list):
-            return [walk(x, node, path + "[]") for x in v]
-        if not isinstance(v, dict):
-            return v
-        out = {}
-        for k, x in v.items():
-            sub = node.get(k)
-            here = f"{path}.{k}" if path else k
-            if sub is None:
-                dropped[here] += 1
-            elif _END in sub:
-                matched.add(sub[_END])
-                out[k] = x
-            else:
-                out[k] = walk(x, sub, here)
-        return out
-
-    return walk(value, trie, ""), dropped, matched
+    return _select(value, paths, keep=True)
 
 
 def drop_paths(value: Any, paths: str | list[str]) -> tuple[Any, Counter, set[str]]:
     """Everything but the listed paths; returns (value, dropped path -> count, matched paths)."""
+    return _select(value, paths, keep=False)
+
+
+def _select(value: Any, paths: str | list[str], keep: bool) -> tuple[Any, Counter, set[str]]:
+    """The value with the listed paths kept whole and everything else dropped (`keep`), or the reverse."""
     trie, dropped, matched = path_trie(parse_paths(paths)), Counter(), set()
 
     def walk(v, node, path):
@@ -97,10 +82,15 @@ def drop_paths(value: Any, paths: str | list[str]) -> tuple[Any, Counter, set[st
         for k, x in v.items():
             sub = node.get(k)
             here = f"{path}.{k}" if path else k
-            if sub is not None and _END in sub:
+            if sub is not None and _END in sub:  # a listed path
                 matched.add(sub[_END])
+                if keep:
+                    out[k] = x
+                else:
+                    dropped[here] += 1
+            elif sub is None and keep:  # off every listed path
                 dropped[here] += 1
-            else:
+            else:  # on the way to a listed path, or (dropping) off every one
                 out[k] = walk(x, sub, here) if sub else x
         return out
 
