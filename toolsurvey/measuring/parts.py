@@ -115,7 +115,7 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
         family, consts = openai_family(model)
         encoding = encoding or consts["encoding"]
         overhead = consts["func_end"] if len(reg) else 0
-        renderer = lambda t: R.render_openai(t, consts)  # noqa: E731
+        renderer = lambda t: R.render_openai(t, consts)
         note += f"; constants of the {family} family ({provider_constants()['openai']['source']})"
     elif render == "anthropic":
         if tool_choice not in ("auto", "none", "any", "tool"):

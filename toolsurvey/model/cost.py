@@ -218,10 +218,10 @@ def row_summaries(rows: dict) -> pd.DataFrame:
     tot = task_totals(req, rows["calls"], call=rows["params"]["call"], **rows["money"])
     n_requests = rows["calls"] + 1
     groups, pick = rows["groups"], rows["pick"]
-    per_group = lambda attr: np.asarray([getattr(sc, attr) for sc in groups], dtype=object)[pick]  # noqa: E731
+    per_group = lambda attr: np.asarray([getattr(sc, attr) for sc in groups], dtype=object)[pick]
     tasks = np.asarray([sc.tasks_per_day * sc.days_per_month for sc in groups], dtype=float)[pick]
     fits = tot["fits"]
-    nan_unless = lambda x: np.where(fits, x, np.nan)  # noqa: E731  # over the window: not priced
+    nan_unless = lambda x: np.where(fits, x, np.nan)  # over the window: not priced
     per_completed = tot["cost"] / rows["success"]
     return pd.DataFrame({
         "model": per_group("model"),

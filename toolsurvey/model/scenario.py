@@ -197,7 +197,7 @@ class Scenario:
     description: str = ""
 
     def __post_init__(self):
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("steps", as_dist(self.steps, "steps"))
         set_("response_tokens", as_dist(self.response_tokens, "response_tokens"))
         for k in ("tools", "core"):
@@ -326,7 +326,7 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
     bad = sorted(set(doc) - known)
     if bad:
         raise InputError(f"{path}: unknown key(s) {', '.join(bad)}; expected some of: {', '.join(sorted(known))}")
-    rel = lambda v: os.fspath(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v  # noqa: E731
+    rel = lambda v: os.fspath(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v
     if isinstance(doc.get("phases"), str):
         phases, overflow = load_phases(rel(doc["phases"]))
         doc["phases"] = phases

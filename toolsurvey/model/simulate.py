@@ -38,7 +38,6 @@ class Run(Viewable):
     percentiles: pd.DataFrame | None = None  # Monte Carlo: p50/p90/p99 of the per-task figures
     sampled: dict | None = None              # Monte Carlo: the raw draws (results per call, ...)
 
-
     def table(self) -> pd.DataFrame:
         """The summary as a one-row DataFrame carrying the assumptions in `attrs`."""
         df = pd.DataFrame([self.summary])
@@ -80,7 +79,7 @@ def _steps_table(sc: Scenario, rows: dict, prof: Profile) -> pd.DataFrame:
     whole = int(np.floor(m))
     frac = m - whole
     k = whole + (2 if frac > 0 else 1)
-    sl = lambda x: x[:, :k]  # noqa: E731
+    sl = lambda x: x[:, :k]
     req = requests(*(sl(rows[x]) for x in ("prefix", "loaded", "visible", "block")),
                    results=sl(rows["results"]), **rows["params"])
     price = rows["prices"][0]

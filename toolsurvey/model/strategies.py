@@ -109,7 +109,7 @@ class Profile:
     def expand(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Arrays (prefix, loaded, visible, block) for requests 1..k."""
         idx = self._head_index(k)
-        arr = lambda xs: np.asarray(xs, dtype=float)[idx]  # noqa: E731
+        arr = lambda xs: np.asarray(xs, dtype=float)[idx]
         return arr(self.prefix), arr(self.loaded), arr(self.visible), np.asarray(self.block)[idx]
 
     def labels(self, k: int) -> list[str]:
