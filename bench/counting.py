@@ -17,7 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from toolsurvey.core.registry import Registry, Tool  # noqa: E402
-from toolsurvey.measuring.counting import Cache, exact_footprint, plan  # noqa: E402
+from toolsurvey.measuring.counting.cache import Cache  # noqa: E402
+from toolsurvey.measuring.counting.exact import exact_footprint  # noqa: E402
+from toolsurvey.measuring.counting.requests import plan  # noqa: E402
 
 TARGET = "anthropic:claude-sonnet-4-5"
 

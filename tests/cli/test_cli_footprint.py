@@ -158,7 +158,7 @@ def test_plain_output_equals_the_library_table_rendered_with_pandas(cli, path, r
     import toolsurvey as ts
     from toolsurvey.cli._common import render_table
     from toolsurvey.core.writing import spreadsheet_safe
-    from toolsurvey.measuring.footprint import PARTS
+    from toolsurvey.measuring.parts import PARTS
 
     table = pd.DataFrame(ts.footprint(ts.load(path), render=render))
     cols = ["server", "tool", "kind", "tokens", *PARTS]

@@ -11,16 +11,11 @@ from hypothesis import strategies as st
 
 from toolsurvey.core.registry import Registry, Server, Tool
 from toolsurvey.errors import InputError
-from toolsurvey.measuring.counting import (
-    Cache,
-    Client,
-    _retry_after,
-    attribute,
-    dry_run,
-    exact_footprint,
-    largest_remainder,
-    plan,
-)
+from toolsurvey.measuring.counting.attribution import attribute, largest_remainder
+from toolsurvey.measuring.counting.cache import Cache
+from toolsurvey.measuring.counting.client import Client, _retry_after
+from toolsurvey.measuring.counting.exact import dry_run, exact_footprint
+from toolsurvey.measuring.counting.requests import plan
 
 ENV = {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY, "GEMINI_API_KEY": KEY}
 TARGETS = {"anthropic": "anthropic:claude-sonnet-4-5", "openai": "openai:gpt-5", "gemini": "gemini:gemini-2.5-flash"}
@@ -339,7 +334,7 @@ def test_split_when_the_endpoint_refuses_the_size(tmp_path):
 
 
 def test_greedy_parts_by_hand():
-    from toolsurvey.measuring.counting import _chunks
+    from toolsurvey.measuring.counting.requests import _chunks
 
     # a tool-less body of 10 bytes, tools adding 5 each, parts of at most 20 bytes: two tools a part
     assert _chunks([5, 5, 5, 5, 5], 0, 10, 20) == [(0, 2), (2, 4), (4, 5)]
@@ -361,7 +356,8 @@ def test_progress_is_reported(fake, tmp_path):
 
 
 def test_importing_counting_does_not_import_httpx():
-    code = "import sys, toolsurvey.measuring.counting, toolsurvey.measuring.calibration; print('httpx' in sys.modules)"
+    modules = ", ".join(f"toolsurvey.measuring.counting.exact.{m}" for m in ("requests", "cache", "client", "attribution", "exact"))
+    code = f"import sys, {modules}, toolsurvey.measuring.calibration; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -135,7 +135,7 @@ def test_bad_calibration_files(content, expected, tmp_path):
 
 
 def test_an_exact_table_takes_no_calibration(cal, fake, tmp_path):
-    from toolsurvey.measuring.counting import exact_footprint
+    from toolsurvey.measuring.counting.exact import exact_footprint
 
     exact = exact_footprint(registry(), TARGET, base=fake.url, cache_dir=tmp_path / "cache", environ=ENV)
     with pytest.raises(InputError, match="already has exact counts"):
@@ -217,7 +217,7 @@ def test_the_key_appears_nowhere(cli, tmp_path, monkeypatch):
         seen += list(cli("footprint", tools, "--count-with", TARGET, "--base-url", u, "--no-cache")[1:])
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY + "x")  # a refused key, echoed back by the server
         seen += list(cli("footprint", tools, "--count-with", TARGET, "--base-url", u, "--no-cache")[1:])
-        from toolsurvey.measuring.counting import exact_footprint
+        from toolsurvey.measuring.counting.exact import exact_footprint
         for key in (KEY + "x", KEY):
             env = {"ANTHROPIC_API_KEY": key}
             said = {"type": "error", "error": {"type": "api_error", "message": f"upstream failed for key {key}"}}

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Server, Tool
-from toolsurvey.measuring.footprint import PARTS, by_part, by_server, request_total, tools_only
+from toolsurvey.measuring.footprint import by_part, by_server, request_total, tools_only
+from toolsurvey.measuring.parts import PARTS
 
 OPS = DATA / "registries" / "ops_assistant.json"
 DESK = DATA / "registries" / "support_desk.json"
@@ -112,7 +113,7 @@ def test_parts_are_attributed_where_the_text_is():
 
 def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
     """Attributed parts vs each part's runs encoded on their own: the documented bound."""
-    from toolsurvey.measuring.footprint import Counter
+    from toolsurvey.measuring.parts import parts_many
     from toolsurvey.providers import render as R
 
     def runs_of(segs):  # contiguous text of one part
@@ -124,10 +125,9 @@ def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
                 out.append((text, part))
         return out
 
-    counter = Counter()
     for tool in ts.load(OPS, DESK):
         rendered = R.render_json(tool)
-        attributed = counter.parts(rendered)
+        attributed = parts_many([rendered])[0]
         alone = dict.fromkeys(R.PARTS, 0)
         runs = dict.fromkeys(R.PARTS, 0)
         for segs in rendered.chunks:
@@ -328,7 +328,7 @@ def test_totals_only_table_has_no_part_breakdown():
 def test_token_byte_lengths_match_tiktoken_decoding(name):
     from _oracle import encoding
 
-    from toolsurvey.measuring.footprint import _byte_lengths
+    from toolsurvey.measuring.parts import byte_lengths
 
     enc = encoding(name)
     expected = np.zeros(enc.n_vocab, dtype=np.int64)
@@ -337,4 +337,4 @@ def test_token_byte_lengths_match_tiktoken_decoding(name):
             expected[i] = len(enc.decode_single_token_bytes(i))
         except KeyError:  # ids between the last rank and the special tokens
             pass
-    assert (_byte_lengths(name) == expected).all()
+    assert (np.array(byte_lengths(name), dtype=np.int64) == expected).all()

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.errors import InputError
-from toolsurvey.measuring.trimming import cap_lists, keep_paths, remove_empty, to_text, truncate_strings
+from toolsurvey.measuring.trimming.serialize import to_text
+from toolsurvey.measuring.trimming.steps import cap_lists, keep_paths, remove_empty, truncate_strings
 
 ENC = ts.get_encoding("o200k_base")
 

@@ -9,7 +9,7 @@ from conftest import ROOT
 from toolsurvey import Scenario, simulate
 from toolsurvey.errors import InputError
 from toolsurvey.model.accuracy import AccuracyCurve, DescriptionEffect, load_accuracy, load_description_effect
-from toolsurvey.model.simulate import description_sweep
+from toolsurvey.model.sweeps import description_sweep
 
 # Three tools: descriptions of 30, 10 and 50 tokens (mean 30); the rest of each tool 30, 10, 50 (mean 30).
 TABLE = pd.DataFrame({"kind": ["tool", "tool", "tool", "overhead"],

@@ -3,7 +3,7 @@
 from dataclasses import replace
 
 from toolsurvey import Registry, Scenario, Tool, footprint, simulate
-from toolsurvey.model import simulate as S
+from toolsurvey.model import context
 
 
 def _reg(desc="Look up a customer by id."):
@@ -13,8 +13,8 @@ def _reg(desc="Look up a customer by id."):
 
 def test_a_registry_is_measured_once_across_calls(monkeypatch):
     calls = []
-    real = S.tool_table
-    monkeypatch.setattr(S, "tool_table", lambda reg, **kw: calls.append(kw) or real(reg, **kw))
+    real = context.tool_table
+    monkeypatch.setattr(context, "tool_table", lambda reg, **kw: calls.append(kw) or real(reg, **kw))
     reg = _reg()
     for steps in (2, 3, 4):
         simulate(reg, Scenario(steps=steps))
@@ -31,9 +31,9 @@ def test_a_changed_registry_gets_its_own_figures():
 
 
 def test_the_cache_stays_small():
-    for i in range(S._MEASURED_MAX + 5):
+    for i in range(context._MEASURED_MAX + 5):
         simulate(_reg(f"Look up customer {i}."), Scenario(steps=2))
-    assert len(S._MEASURED) <= S._MEASURED_MAX
+    assert len(context._MEASURED) <= context._MEASURED_MAX
 
 
 def test_sweep_over_a_field_without_a_column_of_its_own_labels_each_row():

@@ -9,7 +9,7 @@ from _memory import run_measured
 from conftest import DATA
 
 import toolsurvey as ts
-from toolsurvey.model import simulate as simulation
+from toolsurvey.model import sweeps
 
 
 def _sweep():
@@ -22,7 +22,7 @@ def _sweep():
 
 def test_chunked_sweep_gives_the_same_table(monkeypatch):
     whole = _sweep()
-    monkeypatch.setattr(simulation, "_CHUNK_CELLS", 500)  # chunks of 7 rows, cutting through groups
+    monkeypatch.setattr(sweeps, "_CHUNK_CELLS", 500)  # chunks of 7 rows, cutting through groups
     chunked = _sweep()
     assert len(whole) == 30 * 4 * 2 * 2 * 2
     pd.testing.assert_frame_equal(chunked, whole, check_exact=True)

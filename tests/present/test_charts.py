@@ -4,7 +4,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from toolsurvey.measuring.footprint import PARTS
+from toolsurvey.measuring.parts import PARTS
 from toolsurvey.present import charts
 
 

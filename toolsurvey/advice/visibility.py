@@ -36,7 +36,7 @@ def visibility(reg: Registry, run: Any = None) -> Visibility:
     per-request phases and weights. Without a run every tool is visible on every request."""
     if run is None or not len(reg):
         return Visibility.everything(reg)
-    from ..model.strategies import ToolTable, _core, _match, _phase_tools
+    from ..model.strategies import ToolTable, core_tools, matching, phase_tools
 
     sc = run.scenario
     keys = [t.key for t in reg]
@@ -51,7 +51,7 @@ def visibility(reg: Registry, run: Any = None) -> Visibility:
         weights = np.array([w[p.name] for p in phases]) / float(w.sum())
         inside = np.zeros((n, len(phases)))
         for j, p in enumerate(phases):
-            idx = _phase_tools(table, p)
+            idx = phase_tools(table, p)
             inside[(idx if sc.visible is None else idx[:sc.visible]), j] = 1.0
     else:
         every = np.arange(n)
@@ -59,10 +59,10 @@ def visibility(reg: Registry, run: Any = None) -> Visibility:
             idx = every if sc.visible is None else every[:sc.visible]
             p = np.isin(every, idx).astype(float)
         elif sc.strategy == "fixed":
-            idx = _match(table, sc.tools) if sc.tools else every
+            idx = matching(table, sc.tools) if sc.tools else every
             p = np.isin(every, idx if sc.visible is None else idx[:sc.visible]).astype(float)
         else:  # retrieval and tool search: the core always, any other tool by its share of the picks
-            core = _core(table, sc)
+            core = core_tools(table, sc)
             pool = n - len(core)
             shown = float(run.summary["mean_visible"]) - len(core) - (sc.strategy == "tool_search")
             p = np.full(n, min(1.0, max(shown, 0.0) / pool) if pool else 0.0)

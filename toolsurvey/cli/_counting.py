@@ -97,7 +97,7 @@ def counted_table(reg, table, args: argparse.Namespace):
     if getattr(args, "dry_run", False) and not getattr(args, "count_with", None):
         raise InputError("--dry-run applies to --count-with PROVIDER:MODEL, which is not given")
     if getattr(args, "count_with", None):
-        from ..measuring.counting import dry_run, exact_footprint
+        from ..measuring.counting.exact import dry_run, exact_footprint
 
         if args.dry_run:
             sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **dry_run_kwargs(args))))

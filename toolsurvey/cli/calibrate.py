@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
     reg = load_registry(args)
     if args.dry_run:
-        from ..measuring.counting import dry_run
+        from ..measuring.counting.exact import dry_run
 
         info = dry_run(reg, args.provider, **dry_run_kwargs(args))
         info["to_send"] += len(VARIANTS) * info["parts"]  # one all-tools request per removed part

@@ -46,7 +46,7 @@ def _check_paths(text: str | None, flag: str) -> None:
 
     from ..core.jsontree import path_parts
     from ..errors import InputError
-    from ..measuring.trimming import parse_paths
+    from ..measuring.trimming.steps import parse_paths
 
     for path in parse_paths(text):
         if not path_parts(path):
@@ -58,7 +58,7 @@ def _check_paths(text: str | None, flag: str) -> None:
 
 def _unmatched(payloads: list, keep: str) -> list[int]:
     """Indices of the JSON results in which no --keep path matched anything."""
-    from ..measuring.trimming import keep_paths
+    from ..measuring.trimming.steps import keep_paths
 
     out = []
     for i, p in enumerate(payloads):

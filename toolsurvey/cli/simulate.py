@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
     import warnings
 
-    from ..model.simulate import simulate, sweep
+    from ..model.simulate import simulate
+    from ..model.sweeps import sweep
     from ._common import fit, load_registry, print_warnings, render_table, write
 
     base, axes = grid(args)  # option values checked before the registry is read

@@ -190,26 +190,8 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
     occ: list[int] = [root]
     put_t, put_p, put_o = texts.append, pids.append, occ.append
     child, ids = table.child, table.ids
-    stack: list[list] = []
-
-    def open_(prefix: str, v: Any, pid: int, d: int) -> None:
-        if isinstance(v, dict):
-            if v:
-                put_t(prefix + "{")
-                stack.append([iter(v.items()), pid, True, d, True])
-            else:
-                put_t(prefix + "{}")
-        elif isinstance(v, list | tuple):
-            if v:
-                put_t(prefix + "[")
-                stack.append([iter(v), pid, False, d, True])
-            else:
-                put_t(prefix + "[]")
-        else:
-            put_t(prefix + _scalar(v))
-        put_p(pid)
-
-    open_("", value, root, table.depth[root])
+    stack: list[list] = []  # open containers: [items, path id, is a dict, depth, no item yet]
+    _open("", value, root, table.depth[root], texts, pids, stack)
     while stack:
         frame = stack[-1]
         item = next(frame[0], _END)
@@ -224,8 +206,7 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
         if is_dict:
             k, v = item
             if type(k) is not str:
-                k = json.loads(json.dumps({k: 0}))  # json's own key coercion (ints, floats, bools)
-                k = next(iter(k))
+                k = _json_key(k)
             prefix = sep + encode_basestring(k) + ":"
             key = k
         else:
@@ -241,11 +222,36 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
             put_t(prefix + encode_basestring(v))
             put_p(pid)
         elif isinstance(v, dict | list | tuple):
-            open_(prefix, v, pid, d + 1)
+            _open(prefix, v, pid, d + 1, texts, pids, stack)
         else:
             put_t(prefix + _scalar(v))
             put_p(pid)
     return texts, pids, occ
+
+
+def _open(prefix: str, v: Any, pid: int, d: int, texts: list[str], pids: list[int], stack: list[list]) -> None:
+    """Write `v` after `prefix`: whole if it is a scalar or empty, else its opening bracket, with a
+    frame on `stack` to walk its items."""
+    if isinstance(v, dict):
+        if v:
+            texts.append(prefix + "{")
+            stack.append([iter(v.items()), pid, True, d, True])
+        else:
+            texts.append(prefix + "{}")
+    elif isinstance(v, list | tuple):
+        if v:
+            texts.append(prefix + "[")
+            stack.append([iter(v), pid, False, d, True])
+        else:
+            texts.append(prefix + "[]")
+    else:
+        texts.append(prefix + _scalar(v))
+    pids.append(pid)
+
+
+def _json_key(k: Any) -> str:
+    """A key that is not a string, as json writes it (ints, floats, bools)."""
+    return next(iter(json.loads(json.dumps({k: 0}))))
 
 
 def path_parts(path: str) -> tuple[str, ...]:

@@ -17,9 +17,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.files import read_json
 from ..core.registry import Registry
 from ..core.writing import atomic_write
 from ..errors import InputError
+from .counting.cache import Cache
+from .counting.client import Client
+from .counting.exact import exact_footprint
+from .counting.requests import plan
+from .footprint import footprint, tools_only
+from .parts import PARTS
 
 VERSION = 1
 CAL_PARTS = ("description", "param_descriptions", "schema", "rest", "instructions")
@@ -57,54 +64,17 @@ def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> dict:
     (descriptions, parameter descriptions, schemas). Raises InputError as `exact_footprint` does,
     or for a registry with no tools.
     """
-    from .counting import Cache, Client, exact_footprint, plan
-    from .footprint import footprint, tools_only
-
     if not len(reg):
         raise InputError("nothing to calibrate: the registry has no tools")
     table = exact_footprint(reg, target, **count_kwargs)
     ex = table.attrs["exact"]
     render = table.attrs["render"]
-    offline = footprint(reg, render=render, model=ex["model"] if render != "json" else None)
-
-    client_kw = {k: v for k, v in count_kwargs.items()
-                 if k not in ("cache_dir", "use_cache", "max_body_bytes", "base")}
-    client = Client(target, base=count_kwargs.get("base"),
-                    cache=Cache(count_kwargs.get("cache_dir"), count_kwargs.get("use_cache", True)), **client_kw)
-    baseline, overhead = ex["baseline"], ex["overhead"]
-    exact_whole: dict[str, int] = {}
-    offline_tools: dict[str, int] = {"as_is": int(tools_only(offline)["tokens"].sum())}
-    for name, change in VARIANTS.items():
-        variant = reg.map(change)
-        p = plan(variant, target, max_body_bytes=count_kwargs.get("max_body_bytes"))
-        counts = client.count(p.chunks)
-        if any(not isinstance(c, int) for c in counts):
-            raise InputError(f"{p.provider.name} refused a {name} request for its size; "
-                             "pass a smaller max_body_bytes to split it")
-        exact_whole[name] = sum(c - baseline for c in counts) - (len(counts) - 1) * overhead
-        off = footprint(variant, render=render, model=ex["model"] if render != "json" else None)
-        offline_tools[name] = int(tools_only(off)["tokens"].sum())
-
-    instr_exact = int(table.loc[table["kind"] == "instructions", "tokens"].sum())
-    instr_offline = int(offline.loc[offline["kind"] == "instructions", "tokens"].sum())
-    whole = ex["whole"]
-    exact = {
-        "description": whole - exact_whole["no_description"],
-        "param_descriptions": whole - exact_whole["no_param_descriptions"],
-        "schema": exact_whole["no_param_descriptions"] - exact_whole["no_schema"],
-    }
-    off = {
-        "description": offline_tools["as_is"] - offline_tools["no_description"],
-        "param_descriptions": offline_tools["as_is"] - offline_tools["no_param_descriptions"],
-        "schema": offline_tools["no_param_descriptions"] - offline_tools["no_schema"],
-    }
+    offline = _offline(reg, render, ex["model"])
+    client = _variant_client(target, count_kwargs)
+    exact_whole, offline_tools = _variant_tokens(reg, target, client, ex, render, count_kwargs.get("max_body_bytes"))
+    offline_tools = {"as_is": int(tools_only(offline)["tokens"].sum()), **offline_tools}
+    exact, off = _part_tokens(table, offline, ex["whole"], exact_whole, offline_tools)
     exact_tools = int(tools_only(table)["tokens"].sum())
-    exact["rest"] = exact_tools - sum(exact.values())
-    off["rest"] = offline_tools["as_is"] - sum(off.values())
-    exact["instructions"], off["instructions"] = instr_exact, instr_offline
-
-    per_tool = (tools_only(table)["tokens"].to_numpy() / np.maximum(tools_only(offline)["tokens"].to_numpy(), 1))
-    q = np.quantile(per_tool, [0, 0.1, 0.5, 0.9, 1]) if len(per_tool) else [math.nan] * 5
     return {
         "toolsurvey_calibration": VERSION,
         "provider": ex["provider"], "model": ex["model"],
@@ -116,12 +86,69 @@ def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> dict:
         "tools": {"offline": offline_tools["as_is"], "exact": exact_tools,
                   "ratio": _ratio(exact_tools, offline_tools["as_is"])},
         "overhead": {"offline": int(offline.loc[offline["kind"] == "overhead", "tokens"].sum()),
-                     "exact": overhead, "method": ex["overhead_method"]},
-        "per_tool_ratio": dict(zip(("min", "p10", "median", "p90", "max"),
-                                   (round(float(x), 4) for x in q), strict=True)),
+                     "exact": ex["overhead"], "method": ex["overhead_method"]},
+        "per_tool_ratio": _per_tool_ratio(table, offline),
         "method": ("exact counts of the registry as it is and with each part removed (descriptions, "
                    "parameter descriptions, schemas); offline counts of the same registries"),
     }
+
+
+def _offline(reg: Registry, render: str, model: str) -> pd.DataFrame:
+    """The offline footprint the exact counts are compared with (the model matters but for json)."""
+    return footprint(reg, render=render, model=model if render != "json" else None)
+
+
+def _variant_client(target: str, count_kwargs: dict) -> Client:
+    """A client with the counting options given to `exact_footprint`, for the variants' requests."""
+    client_kw = {k: v for k, v in count_kwargs.items()
+                 if k not in ("cache_dir", "use_cache", "max_body_bytes", "base")}
+    return Client(target, base=count_kwargs.get("base"),
+                  cache=Cache(count_kwargs.get("cache_dir"), count_kwargs.get("use_cache", True)), **client_kw)
+
+
+def _variant_tokens(reg: Registry, target: str, client: Client, ex: dict, render: str,
+                    max_body_bytes: int | None) -> tuple[dict[str, int], dict[str, int]]:
+    """Exact and offline tool tokens of each variant (the registry with one part removed)."""
+    exact_whole: dict[str, int] = {}
+    offline_tools: dict[str, int] = {}
+    for name, change in VARIANTS.items():
+        variant = reg.map(change)
+        p = plan(variant, target, max_body_bytes=max_body_bytes)
+        counts = client.count(p.chunks)
+        if any(not isinstance(c, int) for c in counts):
+            raise InputError(f"{p.provider.name} refused a {name} request for its size; "
+                             "pass a smaller max_body_bytes to split it")
+        exact_whole[name] = sum(c - ex["baseline"] for c in counts) - (len(counts) - 1) * ex["overhead"]
+        offline_tools[name] = int(tools_only(_offline(variant, render, ex["model"]))["tokens"].sum())
+    return exact_whole, offline_tools
+
+
+def _part_tokens(table: pd.DataFrame, offline: pd.DataFrame, whole: int, exact_whole: dict[str, int],
+                 offline_tools: dict[str, int]) -> tuple[dict[str, int], dict[str, int]]:
+    """(exact, offline) tokens of each CAL_PARTS part: what removing it takes away, the rest of the
+    tools' tokens, and the instructions."""
+    exact = {
+        "description": whole - exact_whole["no_description"],
+        "param_descriptions": whole - exact_whole["no_param_descriptions"],
+        "schema": exact_whole["no_param_descriptions"] - exact_whole["no_schema"],
+    }
+    off = {
+        "description": offline_tools["as_is"] - offline_tools["no_description"],
+        "param_descriptions": offline_tools["as_is"] - offline_tools["no_param_descriptions"],
+        "schema": offline_tools["no_param_descriptions"] - offline_tools["no_schema"],
+    }
+    exact["rest"] = int(tools_only(table)["tokens"].sum()) - sum(exact.values())
+    off["rest"] = offline_tools["as_is"] - sum(off.values())
+    exact["instructions"] = int(table.loc[table["kind"] == "instructions", "tokens"].sum())
+    off["instructions"] = int(offline.loc[offline["kind"] == "instructions", "tokens"].sum())
+    return exact, off
+
+
+def _per_tool_ratio(table: pd.DataFrame, offline: pd.DataFrame) -> dict[str, float]:
+    """Quantiles of each tool's exact / offline ratio."""
+    per_tool = (tools_only(table)["tokens"].to_numpy() / np.maximum(tools_only(offline)["tokens"].to_numpy(), 1))
+    q = np.quantile(per_tool, [0, 0.1, 0.5, 0.9, 1]) if len(per_tool) else [math.nan] * 5
+    return dict(zip(("min", "p10", "median", "p90", "max"), (round(float(x), 4) for x in q), strict=True))
 
 
 def save_calibration(cal: dict, path: str) -> None:
@@ -135,8 +162,6 @@ def save_calibration(cal: dict, path: str) -> None:
 
 def load_calibration(path: str) -> dict:
     """Read and check a calibration file; raises InputError saying what is missing or wrong."""
-    from ..core.files import read_json
-
     cal = read_json(path)
     where = f"{path}: not a toolsurvey calibration file"
     if not isinstance(cal, dict) or cal.get("toolsurvey_calibration") != VERSION:
@@ -170,8 +195,6 @@ def apply_calibration(table: pd.DataFrame, cal: dict) -> pd.DataFrame:
     rendering. `attrs["calibrated"]` names the provider, model, file and date. Raises InputError
     for a table of exact counts, an already calibrated table, or a different encoding.
     """
-    from .footprint import PARTS
-
     a = table.attrs
     if a.get("exact"):
         raise InputError("this table already has exact counts; a calibration applies to offline counts only")

@@ -2,61 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import cache
-
 import numpy as np
 import pandas as pd
 
 from ..core.frames import ViewableFrame
 from ..core.registry import Registry
-from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
-from ..providers import render as R
-from .parts import PARTS, TEXT_COLUMNS, as_tiktoken_sees, byte_lengths, footprint_columns, parts_many
-
-
-@cache
-def _byte_lengths(encoding: str) -> np.ndarray:
-    """Length in bytes of every token id of `encoding` (0 for ids that are not tokens)."""
-    return np.array(byte_lengths(encoding), dtype=np.int64)
-
-
-class Counter:
-    """Counts rendered tools with one encoding, attributing each token to the part it starts in."""
-
-    def __init__(self, encoding: str = DEFAULT_ENCODING):
-        enc = get_encoding(encoding)
-        self.encoding = encoding
-        self._encode = enc.encode_ordinary
-        self._to_numpy = enc.encode_to_numpy
-        self._lengths = _byte_lengths(encoding)
-
-    def tokens(self, text: str) -> np.ndarray:
-        """Token ids of `text`, special-token strings counted as ordinary text."""
-        try:  # a numpy buffer straight from tiktoken: no Python list of ints is built
-            return self._to_numpy(text, disallowed_special=())
-        except UnicodeEncodeError:
-            return self._to_numpy(as_tiktoken_sees(text), disallowed_special=())
-
-    def count(self, text: str) -> int:
-        """Tokens in `text`."""
-        return len(self.tokens(text))
-
-    def parts(self, rendered: R.Rendered) -> dict[str, int]:
-        """Tokens per part of one rendered tool; they add up to the tool's tokens."""
-        return parts_many([rendered], self.encoding)[0]
-
-    def owners(self, tokens: np.ndarray, seg_bytes) -> np.ndarray:
-        """Index of the segment holding each token's first byte, the segments (byte lengths) laid end to end."""
-        lengths = self._lengths[tokens]
-        starts = np.cumsum(lengths) - lengths  # byte offset of each token in all segments end to end
-        return np.searchsorted(np.cumsum(seg_bytes), starts, side="right")
-
-    def counts(self, texts: Iterable[str]) -> list[int]:
-        """Tokens of each text."""
-        encode = self._encode
-        return [len(encode(t)) for t in texts]
+from .parts import PARTS, TEXT_COLUMNS, footprint_columns
 
 
 class Footprint(ViewableFrame):

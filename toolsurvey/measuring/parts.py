@@ -1,15 +1,17 @@
 """A registry's footprint as plain columns: tokens per tool and per part, under a named rendering.
 
 Plain Python (no pandas or numpy), so `toolsurvey footprint` starts as fast as tiktoken itself;
-`measure.footprint` turns these columns into its DataFrame.
+`measuring.footprint` turns these columns into its DataFrame. `segment_tokens` is the one rule for
+which part (or JSON fragment, in `measuring.responses`) owns each token.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable
-from functools import cache
+from collections.abc import Iterable, Sequence
+from functools import cache, partial
 from itertools import accumulate
+from operator import sub
 
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
@@ -58,12 +60,25 @@ def _normalized(segs: R.Segments) -> tuple[R.Segments, str]:
     return fixed, text
 
 
+def segment_tokens(tokens: Sequence[int], sizes: Iterable[int], encoding: str) -> list[int]:
+    """Tokens owned by each segment of a text: a token belongs to the segment holding its first byte.
+
+    `tokens` encode the segments laid end to end with `encoding`; `sizes` are their UTF-8 lengths.
+    """
+    lengths = byte_lengths(encoding)
+    # Byte offset of each token's start; the tokens starting before a segment's end belong to it or
+    # to an earlier segment.
+    starts = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
+    upto = list(map(partial(bisect_left, starts, hi=len(tokens)), accumulate(sizes)))
+    return list(map(sub, upto, [0, *upto[:-1]]))
+
+
 def parts_many(rendered: Iterable[R.Rendered], encoding: str = DEFAULT_ENCODING) -> list[dict[str, int]]:
     """Tokens per part of each rendered tool; a tool's parts add up to its tokens.
 
     Every chunk is encoded whole; a token belongs to the segment holding its first byte.
     """
-    encode, lengths = get_encoding(encoding).encode_ordinary, byte_lengths(encoding)
+    encode = get_encoding(encoding).encode_ordinary
     out = []
     for r in rendered:
         row = dict.fromkeys(R.PARTS, 0)
@@ -79,15 +94,8 @@ def parts_many(rendered: Iterable[R.Rendered], encoding: str = DEFAULT_ENCODING)
                 except UnicodeEncodeError:
                     segs, text = _normalized(segs)
                     sizes = [len(t.encode("utf-8")) for t, _ in segs]
-            tokens = encode(text)
-            # Byte offset of each token's start; the tokens starting before a segment's end belong to
-            # it or to an earlier segment.
-            starts = list(accumulate(map(lengths.__getitem__, tokens), initial=0))
-            before = 0
-            for (_, part), end in zip(segs, accumulate(sizes), strict=True):
-                upto = bisect_left(starts, end, 0, len(tokens))
-                row[part] += upto - before
-                before = upto
+            for (_, part), n in zip(segs, segment_tokens(encode(text), sizes, encoding), strict=True):
+                row[part] += n
         out.append(row)
     return out
 
@@ -107,7 +115,7 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
         family, consts = openai_family(model)
         encoding = encoding or consts["encoding"]
         overhead = consts["func_end"] if len(reg) else 0
-        renderer = lambda t: R.render_openai(t, consts)  # noqa: E731
+        renderer = lambda t: R.render_openai(t, consts)
         note += f"; constants of the {family} family ({provider_constants()['openai']['source']})"
     elif render == "anthropic":
         if tool_choice not in ("auto", "none", "any", "tool"):

@@ -10,12 +10,14 @@ import pandas as pd
 
 from ..core import jsontree as _jsontree
 from ..core.choices import DEFAULT_CAP
-from ..core.tokens import DEFAULT_ENCODING
+from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
 from ..inputs import jsonstream as _jsonstream
 from ..inputs.payload_sources import JSONFile, iter_payloads
 from ..inputs.payloads import MCP_METHOD, Payload
-from .footprint import Counter
+from .parts import as_tiktoken_sees, segment_tokens
+from .trimming.pipeline import trim_many
+from .trimming.steps import parse_paths
 
 MEASURE_METHOD = (
     "a JSON result (file, trace object, URL answering JSON) is counted as compact JSON (no spaces, UTF-8 "
@@ -39,8 +41,21 @@ ATTRIBUTION_METHOD = {
 SPECIAL_PATHS = ("(formatting)", "(images)", "(text)")
 
 
-class _Enc(Counter):
-    """A Counter that also counts whole payloads (text blocks plus image estimates)."""
+class _Enc:
+    """Counts texts and whole payloads (text blocks plus image estimates) with one encoding."""
+
+    def __init__(self, encoding: str):
+        enc = get_encoding(encoding)
+        self.encoding = encoding
+        self.encode = enc.encode_ordinary
+        self._to_numpy = enc.encode_to_numpy
+
+    def count(self, text: str) -> int:
+        """Tokens in `text`, special-token strings counted as ordinary text."""
+        try:  # a numpy buffer straight from tiktoken: no Python list of ints is built
+            return len(self._to_numpy(text, disallowed_special=()))
+        except UnicodeEncodeError:
+            return len(self._to_numpy(as_tiktoken_sees(text), disallowed_special=()))
 
     def payload(self, p: Payload) -> int:
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
@@ -119,8 +134,6 @@ def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEF
     table["over_cap"] = table["tokens"] > cap
     steps = None
     if trimming is not None:
-        from .trimming import trim_many
-
         trimmed, steps, trim_warnings = trim_many(payloads, encoding=enc.encoding, **trimming)
         table["trimmed"] = trimmed
         warnings = warnings + trim_warnings
@@ -173,12 +186,8 @@ def _attribute(texts: list[str], enc: _Enc) -> np.ndarray:
 
 def _attribute_batch(texts: list[str], enc: _Enc) -> np.ndarray:
     joined = "".join(texts)
-    tokens = enc.tokens(joined)
-    if joined.isascii():
-        blen = np.fromiter(map(len, texts), np.int64, len(texts))
-    else:
-        blen = np.fromiter(map(_utf8_len, texts), np.int64, len(texts))
-    return np.bincount(enc.owners(tokens, blen), minlength=len(texts))
+    sizes = map(len, texts) if joined.isascii() else map(_utf8_len, texts)
+    return np.asarray(segment_tokens(enc.encode(joined), sizes, enc.encoding), dtype=np.int64)
 
 
 def _streamed_fields(p: JSONFile, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
@@ -237,6 +246,19 @@ class _ToolAcc:
             self.special[path] += tokens
             self.special_samples[path] += 1
 
+    def rows(self, name: str) -> list[tuple]:
+        """One row per path seen (tokens include everything beneath it), then the special paths."""
+        t, n, total = self.table, len(self.table), self.measured
+        incl = self.own[:n].copy()
+        for i in range(n - 1, 0, -1):
+            incl[t.parent[i]] += incl[i]
+        rows = [(name, t.name(i), t.depth[i], incl[i], self.own[i], int(self.samples[i]),
+                 int(self.occurrences[i]), self.payloads, total) for i in range(n) if self.occurrences[i]]
+        rows += [(name, path, 0, self.special[path], self.special[path], self.special_samples[path],
+                  self.special_samples[path], self.payloads, total)
+                 for path in SPECIAL_PATHS if self.special_samples[path]]
+        return rows
+
 
 def field_costs(*sources: Any, encoding: str | None = None, method: str = "offsets", max_depth: int = 32,
                 tool: str | None = None, server: str | None = None, headers: Any = None,
@@ -253,55 +275,64 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     accs: dict[str, _ToolAcc] = {}
     gap = 0
     for p in payloads:
-        acc = accs.setdefault(p.tool, _ToolAcc())
-        streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
-        if isinstance(p, JSONFile) and streamed is None:
-            p = _read_whole(p, warnings)
-        acc.payloads += 1
-        acc.add_special("(images)", p.image_tokens)
-        if streamed is not None:
-            own, occ, frag_tokens, measured = streamed
-            gap += frag_tokens - measured
-        elif not p.is_json:
-            measured = enc.payload(p)
-            acc.measured += measured
-            acc.add_special("(text)", measured - p.image_tokens)
-            continue
-        else:
-            texts, pids, occ = _jsontree.fragments(p.value, acc.table, max_depth=max_depth)
-            if method == "offsets":
-                per_frag = _attribute(texts, enc)
-                # a result sent as compact JSON is its fragments: no need to encode it a second time
-                same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
-                measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
-            else:
-                per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
-                gap += int(per_frag.sum()) - enc.count("".join(texts))
-                measured = enc.payload(p)
-            n = len(acc.table)
-            own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
-            occ = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
-            frag_tokens = int(per_frag.sum())
+        gap += _add_payload(accs.setdefault(p.tool, _ToolAcc()), p, enc, method, max_depth, warnings)
+    out = _field_table(accs)
+    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
+                     gap=gap if method == "fragments" else 0,
+                     totals={k: a.measured for k, a in accs.items()})
+    return out
+
+
+def _add_payload(acc: _ToolAcc, p: Payload | JSONFile, enc: _Enc, method: str, max_depth: int,
+                 warnings: list[str]) -> int:
+    """Add one result's tokens per path to its tool's sums; returns how far its fragments' tokens
+    are from its own count (0 but with the "fragments" method)."""
+    streamed = _streamed_fields(p, acc.table, enc, method, max_depth) if isinstance(p, JSONFile) else None
+    if isinstance(p, JSONFile) and streamed is None:
+        p = _read_whole(p, warnings)
+    acc.payloads += 1
+    acc.add_special("(images)", p.image_tokens)
+    if streamed is not None:
+        own, occ, frag_tokens, measured = streamed
+        gap = frag_tokens - measured
+    elif not p.is_json:
+        measured = enc.payload(p)
         acc.measured += measured
-        acc.add(own, occ)
-        # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
-        acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
-    rows = []
-    for name, acc in accs.items():
-        t = acc.table
-        n = len(t)
-        incl = acc.own[:n].copy()
-        for i in range(n - 1, 0, -1):
-            incl[t.parent[i]] += incl[i]
-        total = acc.measured
-        for i in range(n):
-            if acc.occurrences[i]:
-                rows.append((name, t.name(i), t.depth[i], incl[i], acc.own[i], int(acc.samples[i]),
-                             int(acc.occurrences[i]), acc.payloads, total))
-        for path in SPECIAL_PATHS:
-            if acc.special_samples[path]:
-                rows.append((name, path, 0, acc.special[path], acc.special[path], acc.special_samples[path],
-                             acc.special_samples[path], acc.payloads, total))
+        acc.add_special("(text)", measured - p.image_tokens)
+        return 0
+    else:
+        own, occ, frag_tokens, measured, gap = _parsed_fields(p, acc.table, enc, method, max_depth)
+    acc.measured += measured
+    acc.add(own, occ)
+    # text results that are JSON but not compact (pretty-printed, say) cost more than their fields
+    acc.add_special("(formatting)", measured - p.image_tokens - frag_tokens if method == "offsets" else 0)
+    return gap
+
+
+def _parsed_fields(p: Payload, table: _jsontree.PathTable, enc: _Enc, method: str, max_depth: int
+                   ) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """Own tokens and occurrences per path id of a parsed JSON result, with the tokens of its
+    fragments (as `method` counts them), of the whole result, and the gap between the two."""
+    texts, pids, occ = _jsontree.fragments(p.value, table, max_depth=max_depth)
+    gap = 0
+    if method == "offsets":
+        per_frag = _attribute(texts, enc)
+        # a result sent as compact JSON is its fragments: no need to encode it a second time
+        same = len(p.blocks) == 1 and p.blocks[0] == "".join(texts)
+        measured = int(per_frag.sum()) + p.image_tokens if same else enc.payload(p)
+    else:
+        per_frag = np.fromiter((enc.count(t) for t in texts), np.int64, len(texts))
+        gap = int(per_frag.sum()) - enc.count("".join(texts))
+        measured = enc.payload(p)
+    n = len(table)
+    own = np.bincount(np.fromiter(pids, np.int64, len(pids)), weights=per_frag, minlength=n)
+    occurrences = np.bincount(np.fromiter(occ, np.int64, len(occ)), minlength=n)
+    return own, occurrences, int(per_frag.sum()), measured, gap
+
+
+def _field_table(accs: dict[str, _ToolAcc]) -> pd.DataFrame:
+    """The rows of every tool's paths, costliest first within each tool."""
+    rows = [row for name, acc in accs.items() for row in acc.rows(name)]
     out = pd.DataFrame(rows, columns=["tool", "path", "depth", "tokens", "own", "samples", "occurrences",
                                       "payloads", "tool_tokens"])
     out[["tokens", "own"]] = out[["tokens", "own"]].round().astype("int64")
@@ -310,19 +341,13 @@ def field_costs(*sources: Any, encoding: str | None = None, method: str = "offse
     out["per_occurrence"] = out["tokens"] / out["occurrences"]
     out["per_sample"] = out["tokens"] / out["payloads"]
     out = out.sort_values(["tool", "tokens"], ascending=[True, False], kind="stable").reset_index(drop=True)
-    out = out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
-               "per_sample", "payloads"]]
-    out.attrs.update(encoding=enc.encoding, method=ATTRIBUTION_METHOD[method], warnings=warnings,
-                     gap=gap if method == "fragments" else 0,
-                     totals={k: a.measured for k, a in accs.items()})
-    return out
+    return out[["tool", "path", "depth", "tokens", "own", "share", "present_share", "occurrences", "per_occurrence",
+                "per_sample", "payloads"]]
 
 
 def rank_fields(costs: pd.DataFrame, keep: str | list[str] | None = None) -> pd.DataFrame:
     """The recommendation view: each tool's record-level fields, costliest first, with the cumulative
     share, and (given `keep` paths) whether each field is kept whole, in part, or dropped."""
-    from .trimming import parse_paths
-
     wanted = [_jsontree.path_parts(p) for p in parse_paths(keep)] if keep else None
     rows = costs[~costs["path"].isin(("(root)",)) & ~costs["path"].str.endswith("[]")].copy()
     parts = rows["path"].map(_jsontree.path_parts)

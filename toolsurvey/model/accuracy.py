@@ -133,7 +133,7 @@ class DescriptionEffect:
 
     def relative(self, tokens, now: float) -> tuple[np.ndarray, np.ndarray]:
         """Multipliers (wrong, failure) for descriptions of `tokens` relative to `now` (clamped outside the points)."""
-        at = lambda ys, x: np.interp(np.asarray(x, dtype=float), self.tokens, ys)  # noqa: E731
+        at = lambda ys, x: np.interp(np.asarray(x, dtype=float), self.tokens, ys)
         return at(self.wrong, tokens) / at(self.wrong, now), at(self.failure, tokens) / at(self.failure, now)
 
 

@@ -7,6 +7,7 @@ from dataclasses import fields, replace
 from typing import Any
 
 from ..core.assumptions import read_toml
+from .scenario import Scenario, load_scenario
 
 # Scenario fields a cost figure depends on, in words a reader knows.
 KEY_ASSUMPTIONS = {
@@ -21,8 +22,6 @@ def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
 
     Raises InputError for a bad scenario file or option value.
     """
-    from .scenario import Scenario, load_scenario
-
     stated: set[str] = set()
     if scenario is None:
         sc = Scenario()

@@ -17,6 +17,7 @@ from ..inputs.traces.billing import HOUR_WRITE_FACTOR, price_of
 from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
 from .scenario import Scenario
+from .simulate import simulate
 
 TOLERANCE = 0.10  # a simulation further than this from the bill says so
 # Which scenario input a billed component depends on most, to name the input driving a gap.
@@ -114,8 +115,6 @@ def _simulated(scenario: Scenario, steps: int, cache: dict) -> dict[str, float]:
     """Cost and its parts for one task of `steps` requests under `scenario`."""
     key = (scenario.model, steps)
     if key not in cache:
-        from .simulate import simulate
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             run = simulate(None, scenario, steps=steps, samples=0)

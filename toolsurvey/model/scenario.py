@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -13,6 +14,7 @@ import numpy as np
 
 from ..core.assumptions import read_toml
 from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
+from ..core.files import parse_json, read_text
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
 
@@ -129,13 +131,9 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
 def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
     """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
     p = Path(path) if base is None or Path(path).is_absolute() else base / path
-    from ..core.files import parse_json, read_text
-
     text = read_text(p, "samples file", "a JSON or CSV samples file")
     if p.suffix == ".csv":
-        import io
-
-        import pandas as pd
+        import pandas as pd  # only for a CSV samples file
 
         df = pd.read_csv(io.StringIO(text))
         if "tokens" not in df.columns:
@@ -199,7 +197,7 @@ class Scenario:
     description: str = ""
 
     def __post_init__(self):
-        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731
+        set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("steps", as_dist(self.steps, "steps"))
         set_("response_tokens", as_dist(self.response_tokens, "response_tokens"))
         for k in ("tools", "core"):
@@ -328,7 +326,7 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
     bad = sorted(set(doc) - known)
     if bad:
         raise InputError(f"{path}: unknown key(s) {', '.join(bad)}; expected some of: {', '.join(sorted(known))}")
-    rel = lambda v: os.fspath(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v  # noqa: E731
+    rel = lambda v: os.fspath(base / v) if isinstance(v, str) and not Path(v).is_absolute() else v
     if isinstance(doc.get("phases"), str):
         phases, overflow = load_phases(rel(doc["phases"]))
         doc["phases"] = phases

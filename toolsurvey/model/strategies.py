@@ -9,6 +9,8 @@ import numpy as np
 from ..core.globs import any_glob, tags_match
 from ..core.registry import Registry, Tool
 from ..errors import InputError
+from ..measuring.calibration import apply_calibration, load_calibration
+from ..measuring.footprint import footprint
 from .scenario import Phase, Scenario
 
 # The tool a tool-search strategy keeps visible: measured under the run's rendering like any other.
@@ -47,14 +49,10 @@ def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = No
                model: str | None = None, calibration: str | None = None) -> ToolTable:
     """Measure `reg` (and the search tool) with `footprint` under one rendering, calibrated to a
     provider's exact counts when a calibration file is given; raises InputError for a bad file."""
-    from ..measuring.footprint import footprint
-
     def measure(r: Registry):
         fp = footprint(r, encoding=encoding, render=render, model=model)
         if calibration is None:
             return fp
-        from ..measuring.calibration import apply_calibration, load_calibration
-
         return apply_calibration(fp, load_calibration(calibration))
 
     fp = measure(reg)
@@ -111,7 +109,7 @@ class Profile:
     def expand(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Arrays (prefix, loaded, visible, block) for requests 1..k."""
         idx = self._head_index(k)
-        arr = lambda xs: np.asarray(xs, dtype=float)[idx]  # noqa: E731
+        arr = lambda xs: np.asarray(xs, dtype=float)[idx]
         return arr(self.prefix), arr(self.loaded), arr(self.visible), np.asarray(self.block)[idx]
 
     def labels(self, k: int) -> list[str]:
@@ -119,7 +117,7 @@ class Profile:
         return [self.label[i] for i in self._head_index(k)]
 
 
-def _match(table: ToolTable, patterns, tags=None) -> np.ndarray:
+def matching(table: ToolTable, patterns, tags=None) -> np.ndarray:
     """Indices of the tools whose name or server/name matches a glob, or whose tags match all `tags`."""
     by_name = any_glob(patterns or ())
     out = []
@@ -141,12 +139,14 @@ def _set_tokens(table: ToolTable, idx: np.ndarray) -> float:
     return float(table.tokens[idx].sum()) + sum(v for s, v in table.instructions.items() if s in servers)
 
 
-def _phase_tools(table: ToolTable, phase: Phase) -> np.ndarray:
+def phase_tools(table: ToolTable, phase: Phase) -> np.ndarray:
+    """Indices of the tools a phase shows (its first `count` in average-size mode); raises InputError
+    for a phase that matches no tool."""
     if not table.exact:
         if phase.count is None:
             raise InputError(f"phase {phase.name!r} needs count (its number of tools) when no registry is given")
         return np.arange(min(phase.count, len(table)))
-    idx = _match(table, phase.tools, phase.tags)
+    idx = matching(table, phase.tools, phase.tags)
     if not len(idx):
         what = [*(f"name glob {p!r}" for p in phase.tools), *(f"tag {k}={v!r}" for k, v in phase.tags.items())]
         raise InputError(f"phase {phase.name!r} matches no tool of the registry ({', '.join(what)}); "
@@ -159,12 +159,14 @@ def _names_hint(table: ToolTable) -> str:
     return f"tool names start: {', '.join(table.names[:8])}{', …' if len(table) > 8 else ''}"
 
 
-def _core(table: ToolTable, sc: Scenario) -> np.ndarray:
+def core_tools(table: ToolTable, sc: Scenario) -> np.ndarray:
+    """Indices of the always-visible core tools (its first len(core) in average-size mode); raises
+    InputError for a core that matches no tool."""
     if not sc.core:
         return np.asarray([], dtype=int)
     if not table.exact:  # average mode: each core entry is one tool
         return np.arange(min(len(sc.core), len(table)))
-    idx = _match(table, sc.core)
+    idx = matching(table, sc.core)
     if not len(idx):
         raise InputError(f"core {list(sc.core)} matches no tool of the registry; {_names_hint(table)}")
     return idx
@@ -176,49 +178,76 @@ def profile(table: ToolTable, sc: Scenario) -> Profile:
     warnings: list[str] = []
     overhead = float(sc.overhead_tokens) if sc.overhead_tokens is not None else table.overhead
     every = np.arange(len(table))
-    one = lambda tok, n, label, desc: Profile([tok], [0.0], [float(n)], [0], [label], 0,  # noqa: E731
-                                              overhead=overhead, warnings=warnings, description=desc)
     if sc.strategy == "all":
         idx = _cap(every, sc.visible, "in the registry", warnings)
-        return one(_set_tokens(table, idx), len(idx), "all", f"{len(idx)} of {len(table)} tools, every request")
+        return _constant(_set_tokens(table, idx), len(idx), "all", f"{len(idx)} of {len(table)} tools, every request",
+                         overhead, warnings)
     if sc.strategy == "fixed":
-        idx = _match(table, sc.tools) if sc.tools and table.exact else every
+        idx = matching(table, sc.tools) if sc.tools and table.exact else every
         if sc.tools and table.exact and not len(idx):
             raise InputError(f"tools {list(sc.tools)} match no tool of the registry; {_names_hint(table)}")
         idx = _cap(idx, sc.visible, "selected", warnings)
-        return one(_set_tokens(table, idx), len(idx), "fixed", f"fixed subset of {len(idx)} tools")
+        return _constant(_set_tokens(table, idx), len(idx), "fixed", f"fixed subset of {len(idx)} tools",
+                         overhead, warnings)
     if sc.strategy == "phases":
-        prefix, visible, block, label, sets = [], [], [], [], {}
-        for ph in sc.phase_list():
-            idx = _phase_tools(table, ph)  # a cap above a phase's size is normal: no warning
-            idx = idx if sc.visible is None else idx[:sc.visible]
-            tok = _set_tokens(table, idx)
-            b = sets.setdefault(tuple(idx), len(sets))  # phases showing the same tools share a cache entry
-            prefix += [tok] * ph.steps
-            visible += [float(len(idx))] * ph.steps
-            block += [b] * ph.steps
-            label += [ph.name] * ph.steps
-        repeat = len(prefix) - 1 if sc.overflow == "last" else 0
-        desc = ", ".join(f"{p.name} x{p.steps}" for p in sc.phase_list())
-        return Profile(prefix, [0.0] * len(prefix), visible, block, label, repeat,
-                       overhead=overhead, warnings=warnings, description=f"phases ({desc}; then {sc.overflow})")
-    core = _core(table, sc)
+        return _phases(table, sc, overhead, warnings)
+    core = core_tools(table, sc)
     pool = np.setdiff1d(every, core)
-    mean_pool = float(table.tokens[pool].mean()) if len(pool) else 0.0
-    inst = sum(table.instructions.values())  # retrieved tools may come from any server
     if sc.strategy == "retrieval":
-        k = sc.retrieval_k
-        if sc.visible is not None:
-            if sc.visible < len(core):
-                warnings.append(f"visible={sc.visible} is fewer than the {len(core)} core tools; the core stays visible")
-            k = max(0, sc.visible - len(core))
-        if k > len(pool):
-            warnings.append(f"retrieval k={k} is more than the {len(pool)} non-core tools; clamped")
-            k = len(pool)
-        tok = float(table.tokens[core].sum()) + k * mean_pool + inst
-        return one(tok, len(core) + k, "retrieval",
-                   f"{len(core)} core tools + top {k} retrieved (each the mean of {len(pool)} candidates)")
-    # tool_search: the search tool (+ core) in the stable block; each search loads search_k tools
+        return _retrieval(table, sc, core, pool, overhead, warnings)
+    return _tool_search(table, sc, core, pool, overhead, warnings)
+
+
+def _constant(tokens: float, visible: int, label: str, description: str, overhead: float,
+              warnings: list[str]) -> Profile:
+    """The same visible set on every request."""
+    return Profile([tokens], [0.0], [float(visible)], [0], [label], 0, overhead=overhead, warnings=warnings,
+                   description=description)
+
+
+def _phases(table: ToolTable, sc: Scenario, overhead: float, warnings: list[str]) -> Profile:
+    """Each phase's tools for its steps; past the last phase, the last one or all of them again."""
+    prefix, visible, block, label, sets = [], [], [], [], {}
+    for ph in sc.phase_list():
+        idx = phase_tools(table, ph)  # a cap above a phase's size is normal: no warning
+        idx = idx if sc.visible is None else idx[:sc.visible]
+        tok = _set_tokens(table, idx)
+        b = sets.setdefault(tuple(idx), len(sets))  # phases showing the same tools share a cache entry
+        prefix += [tok] * ph.steps
+        visible += [float(len(idx))] * ph.steps
+        block += [b] * ph.steps
+        label += [ph.name] * ph.steps
+    repeat = len(prefix) - 1 if sc.overflow == "last" else 0
+    desc = ", ".join(f"{p.name} x{p.steps}" for p in sc.phase_list())
+    return Profile(prefix, [0.0] * len(prefix), visible, block, label, repeat,
+                   overhead=overhead, warnings=warnings, description=f"phases ({desc}; then {sc.overflow})")
+
+
+def _mean_tokens(table: ToolTable, pool: np.ndarray) -> float:
+    return float(table.tokens[pool].mean()) if len(pool) else 0.0
+
+
+def _retrieval(table: ToolTable, sc: Scenario, core: np.ndarray, pool: np.ndarray, overhead: float,
+               warnings: list[str]) -> Profile:
+    """The core plus the top k retrieved tools, each the mean of the pool (and every server's instructions)."""
+    k = sc.retrieval_k
+    if sc.visible is not None:
+        if sc.visible < len(core):
+            warnings.append(f"visible={sc.visible} is fewer than the {len(core)} core tools; the core stays visible")
+        k = max(0, sc.visible - len(core))
+    if k > len(pool):
+        warnings.append(f"retrieval k={k} is more than the {len(pool)} non-core tools; clamped")
+        k = len(pool)
+    inst = sum(table.instructions.values())  # retrieved tools may come from any server
+    tok = float(table.tokens[core].sum()) + k * _mean_tokens(table, pool) + inst
+    return _constant(tok, len(core) + k, "retrieval",
+                     f"{len(core)} core tools + top {k} retrieved (each the mean of {len(pool)} candidates)",
+                     overhead, warnings)
+
+
+def _tool_search(table: ToolTable, sc: Scenario, core: np.ndarray, pool: np.ndarray, overhead: float,
+                 warnings: list[str]) -> Profile:
+    """The search tool (+ core) in the stable block; each search loads search_k tools."""
     k = sc.search_k
     if sc.visible is not None:
         k = min(k, max(0, sc.visible - 1 - len(core)) // max(sc.searches, 1))
@@ -226,10 +255,11 @@ def profile(table: ToolTable, sc: Scenario) -> Profile:
         warnings.append(f"{sc.searches} searches x {k} tools is more than the {len(pool)} searchable tools; clamped")
         k = len(pool) // max(sc.searches, 1)
     search_tool = table.search_tool if sc.search_tool_tokens is None else float(sc.search_tool_tokens)
-    base = search_tool + float(table.tokens[core].sum()) + inst
+    base = search_tool + float(table.tokens[core].sum()) + sum(table.instructions.values())
     n0 = 1 + len(core)
     s = sc.searches
     prefix = [base] * (s + 1)
+    mean_pool = _mean_tokens(table, pool)
     loaded = [j * k * mean_pool for j in range(s + 1)]
     visible = [float(n0 + j * k) for j in range(s + 1)]
     label = ["search"] * s + ["tool_search"]

@@ -12,7 +12,7 @@ import html
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..measuring.footprint import PARTS
+from ..measuring.parts import PARTS
 
 TOKENS = "tokens per request"
 # One colour per part, stable across charts so "description" is the same blue everywhere.

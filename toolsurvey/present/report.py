@@ -706,7 +706,7 @@ def _cost_curves(inp: _Inputs) -> list:
     """Cost per task against requests per task and against visible tools, today's point marked."""
     import warnings
 
-    from ..model.simulate import sweep
+    from ..model.sweeps import sweep
     from .charts import cost_curve
     from .widgets import visible_points
 

@@ -133,7 +133,8 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     from ..core.choices import CACHING
     from ..model.scenario import Scenario
-    from ..model.simulate import simulate, sweep
+    from ..model.simulate import simulate
+    from ..model.sweeps import sweep
     from ..providers.prices import load_prices
     from . import charts
 
@@ -216,7 +217,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     from ..advice.thresholds import load_config
     from ..measuring.footprint import footprint
     from ..model.scenario import Scenario
-    from ..model.simulate import description_sweep
+    from ..model.sweeps import description_sweep
     from . import charts
 
     sc = scenario or Scenario()
@@ -288,7 +289,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     from ..errors import InputError
     from ..inputs.payload_sources import read_payloads
     from ..measuring.responses import field_costs, measure_responses, rank_fields
-    from ..measuring.trimming import trim_many
+    from ..measuring.trimming.pipeline import trim_many
     from . import charts
 
     payloads, _ = read_payloads(*sources)

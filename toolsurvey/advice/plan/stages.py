@@ -15,7 +15,7 @@ from ...core.registry import Registry, Tool
 from ...errors import InputError
 from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
-from ...measuring.trimming import trim as trim_payload
+from ...measuring.trimming.pipeline import trim as trim_payload
 from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
 from ..similarity import similar_pairs
 from ..visibility import visibility
