@@ -356,7 +356,7 @@ def test_progress_is_reported(fake, tmp_path):
 
 
 def test_importing_counting_does_not_import_httpx():
-    modules = ", ".join(f"toolsurvey.measuring.counting.exact.{m}" for m in ("requests", "cache", "client", "attribution", "exact"))
+    modules = ", ".join(f"toolsurvey.measuring.counting.{m}" for m in ("requests", "cache", "client", "attribution", "exact"))
     code = f"import sys, {modules}, toolsurvey.measuring.calibration; print('httpx' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
