@@ -1,4 +1,4 @@
-"""Notebook dashboards: ipywidgets controls wired to the library and to `toolsurvey.charts`.
+"""Notebook dashboards: ipywidgets controls wired to the library and to `toolsurvey.present.charts`.
 
 Each explorer returns an `ipywidgets.VBox` to display, with `.controls` (name -> widget) and
 `.figures` (name -> `plotly.graph_objects.FigureWidget`) attributes. A control change calls the
@@ -77,14 +77,14 @@ def refresh(widget, fig) -> None:
 
 
 def _update_steps(widget, steps) -> None:
-    """Put a new task's per-request table into a `charts.step_area` FigureWidget. When it draws the
+    """Put a new task's per-request table into a `charts.task.step_area` FigureWidget. When it draws the
     same traces, only their x and y change in place: rebuilding the figure (subplots, validation)
     was most of a slider move."""
-    from . import charts
+    from .charts.task import step_area, step_traces
 
-    traces = charts.step_traces(steps)
+    traces = step_traces(steps)
     if [t.name for t in widget.data] != [name for _, name, _, _ in traces]:
-        refresh(widget, charts.step_area(steps))
+        refresh(widget, step_area(steps))
         return
     with widget.batch_update():
         for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
@@ -135,7 +135,8 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     from ..model.scenario import Scenario
     from ..model.simulate import simulate, sweep
     from ..providers.prices import load_prices
-    from . import charts
+    from .charts.catalog import catalog_size
+    from .charts.task import step_area
 
     sc = scenario or Scenario()
     n = max(len(reg), 1)
@@ -166,7 +167,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     def curves_fig():
         grid = sweep(reg, scenario_now(), visible=visible_points(n), strategy=strategies)
-        return charts.catalog_size(grid, marker=controls["visible"].value)
+        return catalog_size(grid, marker=controls["visible"].value)
 
     def task_run():
         return simulate(reg, scenario_now(visible=controls["visible"].value, strategy=controls["strategy"].value))
@@ -179,7 +180,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
                          f"${s['cost_per_completed_task']:.4f} per completed task")
 
     run = task_run()
-    figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(charts.step_area(run.steps))}
+    figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(step_area(run.steps))}
     show_summary(run)
 
     def on_task() -> None:
@@ -217,7 +218,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     from ..measuring.footprint import footprint
     from ..model.scenario import Scenario
     from ..model.simulate import description_sweep
-    from . import charts
+    from .charts.catalog import description_lengths, description_tradeoff
 
     sc = scenario or Scenario()
     render = "json" if sc.render == "auto" else sc.render
@@ -249,13 +250,13 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
 
     state = {"grid": grid()}
     target = controls["target"].value
-    figures = {"lengths": go.FigureWidget(charts.description_lengths(table, band=band, target=target)),
-               "tradeoff": go.FigureWidget(charts.description_tradeoff(state["grid"], target=target))}
+    figures = {"lengths": go.FigureWidget(description_lengths(table, band=band, target=target)),
+               "tradeoff": go.FigureWidget(description_tradeoff(state["grid"], target=target))}
 
     def on_target() -> None:
         t = controls["target"].value
-        refresh(figures["lengths"], charts.description_lengths(table, band=band, target=t))
-        refresh(figures["tradeoff"], charts.description_tradeoff(state["grid"], target=t))
+        refresh(figures["lengths"], description_lengths(table, band=band, target=t))
+        refresh(figures["tradeoff"], description_tradeoff(state["grid"], target=t))
 
     def on_assumption() -> None:
         state["grid"] = grid()
@@ -289,7 +290,7 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     from ..inputs.payloads import read_payloads
     from ..measuring.responses import field_costs, measure_responses, rank_fields
     from ..measuring.trimming import trim_many
-    from . import charts
+    from .charts import responses as charts
 
     payloads, _ = read_payloads(*sources)
     if not payloads:
