@@ -5,7 +5,17 @@ import plotly.graph_objects as go
 import pytest
 
 from toolsurvey.measuring.parts import PARTS
-from toolsurvey.present import charts
+from toolsurvey.present.charts.catalog import (
+    catalog_size,
+    cost_curve,
+    cost_heatmap,
+    description_lengths,
+    description_tradeoff,
+)
+from toolsurvey.present.charts.footprint import footprint_treemap, pareto, parts_bar
+from toolsurvey.present.charts.plan import plan_before_after, plan_stages, plan_waterfall
+from toolsurvey.present.charts.responses import field_costs, result_tokens, trim_before_after, trim_steps
+from toolsurvey.present.charts.task import request_tokens, step_area
 
 
 def _table(rows):
@@ -30,7 +40,7 @@ def table():
 
 
 def test_treemap_nests_server_tool_part_and_sums_to_request(table):
-    fig = charts.footprint_treemap(table)
+    fig = footprint_treemap(table)
     assert isinstance(fig, go.Figure)
     tm = fig.data[0]
     nodes = dict(zip(tm.ids, zip(tm.parents, tm.values, strict=True), strict=True))
@@ -47,7 +57,7 @@ def test_treemap_nests_server_tool_part_and_sums_to_request(table):
 
 
 def test_parts_bar_keeps_top_tools_stacked_by_part(table):
-    fig = charts.parts_bar(table, top=2)
+    fig = parts_bar(table, top=2)
     assert fig.layout.barmode == "stack"
     assert fig.layout.xaxis.title.text == "tokens per request"
     names = [t.name for t in fig.data]
@@ -61,7 +71,7 @@ def test_parts_bar_keeps_top_tools_stacked_by_part(table):
 
 
 def test_pareto_cumulative_share_of_tool_tokens(table):
-    fig = charts.pareto(table)
+    fig = pareto(table)
     line = fig.data[0]
     assert list(line.x) == [1, 2, 3]
     # Tools only: 100, 60, 20 of 180.
@@ -77,15 +87,15 @@ def test_charts_accept_a_real_footprint():
         "city": {"type": "string", "description": "City name"}}}, server="w"),
         Tool("ping", "Ping.", {"type": "object"}, server="n")])
     t = footprint(reg, render="openai")
-    tm = charts.footprint_treemap(t).data[0]
+    tm = footprint_treemap(t).data[0]
     assert sum(v for v, p in zip(tm.values, tm.parents, strict=True) if p == "") == t["tokens"].sum()
-    assert charts.pareto(t).data[0].y[-1] == pytest.approx(100.0)
+    assert pareto(t).data[0].y[-1] == pytest.approx(100.0)
 
 
 # -- description length -----------------------------------------------------------------------------
 
 def test_description_lengths_histogram_band_and_target(table):
-    fig = charts.description_lengths(table, band=(20, 40), target=35)
+    fig = description_lengths(table, band=(20, 40), target=35)
     hist = fig.data[0]
     assert hist.type == "histogram"
     assert sorted(hist.x) == [10, 30, 50]  # tools only, not instructions or overhead
@@ -101,7 +111,7 @@ def test_description_lengths_histogram_band_and_target(table):
 def test_description_tradeoff_axes_and_target_marker():
     grid = pd.DataFrame({"description_tokens": [0, 50, 100], "tool_tokens_per_request": [10, 20, 30],
                          "cost_per_completed_task": [0.1, 0.2, 0.3]})
-    fig = charts.description_tradeoff(grid, target=60)
+    fig = description_tradeoff(grid, target=60)
     tokens, cost, marker = fig.data
     assert list(tokens.y) == [10, 20, 30] and list(cost.y) == [0.1, 0.2, 0.3]
     assert (marker.x[0], marker.y[0]) == (50, 0.2)  # nearest row to 60
@@ -126,7 +136,7 @@ def grid():
 
 def test_catalog_size_panels_lines_per_strategy(grid):
     one = grid[grid["steps"] == 1]
-    fig = charts.catalog_size(one, marker=12)
+    fig = catalog_size(one, marker=12)
     assert len(fig.data) == 4 * 2
     wrong = [t for t in fig.data if t.hovertemplate.endswith("<extra>wrong-tool rate (%)</extra>")]
     assert [t.name for t in wrong] == ["all", "retrieval"]
@@ -142,7 +152,7 @@ def test_catalog_size_panels_lines_per_strategy(grid):
 
 
 def test_cost_heatmap_pivots_steps_by_visible(grid):
-    fig = charts.cost_heatmap(grid[grid["strategy"] == "all"])
+    fig = cost_heatmap(grid[grid["strategy"] == "all"])
     hm = fig.data[0]
     assert list(hm.x) == [6, 12, 25] and list(hm.y) == [1, 2]
     assert hm.z[1][2] == pytest.approx(2 * 25 * 100 / 1e6 / 0.77)
@@ -154,7 +164,7 @@ def test_step_area_stacks_components_and_cache_states():
     steps = pd.DataFrame({"request": [1, 2, 3], "overhead": [0, 0, 0], "tools": [500, 500, 500],
                           "system": [100, 100, 100], "user": [10, 10, 10], "history": [0, 80, 160],
                           "uncached": [10, 90, 170], "cache_write": [600, 0, 0], "cache_read": [0, 600, 600]})
-    fig = charts.step_area(steps)
+    fig = step_area(steps)
     names = [t.name for t in fig.data]
     assert names == ["tools", "system", "user", "history", "uncached input", "cache write", "cache read"]
     comp = [t for t in fig.data if t.stackgroup == "component"]
@@ -171,14 +181,14 @@ def test_field_costs_bars_coloured_by_recipe():
     ranked = pd.DataFrame({"tool": ["t"] * 3, "path": ["[].body", "[].user", "[].title"],
                            "tokens": [500, 300, 20], "share": [0.6, 0.36, 0.04],
                            "keep": ["dropped", "part", "kept"]})
-    fig = charts.field_costs(ranked, top=2)
+    fig = field_costs(ranked, top=2)
     assert [t.name for t in fig.data] == ["part", "dropped"]
     assert {t.name: list(t.x) for t in fig.data} == {"part": [300], "dropped": [500]}
     assert fig.layout.xaxis.title.text == "tokens across all samples"
 
 
 def test_trim_before_after_and_cap_line():
-    fig = charts.trim_before_after([1000, 3000], [100, 200], labels=["a", "b"], cap=2500)
+    fig = trim_before_after([1000, 3000], [100, 200], labels=["a", "b"], cap=2500)
     assert [list(t.y) for t in fig.data] == [[1000, 3000], [100, 200]]
     assert "4,000 → 300 tokens, 13.3x smaller" in fig.layout.title.text
     assert fig.layout.shapes[0].y0 == 2500
@@ -189,7 +199,7 @@ def test_trim_steps_waterfall():
     steps = [{"step": "as received", "tokens": 1000, "saved": 0},
              {"step": "keep a", "tokens": 300, "saved": 700},
              {"step": "serialize csv", "tokens": 250, "saved": 50}]
-    wf = charts.trim_steps(steps).data[0]
+    wf = trim_steps(steps).data[0]
     assert list(wf.y) == [1000, -700, -50, 250]
     assert list(wf.measure) == ["absolute", "relative", "relative", "total"]
 
@@ -200,7 +210,7 @@ def test_plan_before_after_panels_with_units():
     table = pd.DataFrame({"metric": ["tools registered", "wrong-tool selections", "cost per task", "repeated"],
                           "before": [63, 0.21, 0.5, 0.1], "after": [36, 0.04, 0.3, float("nan")],
                           "unit": ["tools", "share", "USD", "share"]})
-    fig = charts.plan_before_after(table)
+    fig = plan_before_after(table)
     assert len(fig.data) == 3  # the row without an "after" is left out
     assert list(fig.data[1].y) == pytest.approx([21, 4])  # shares shown in %
     titles = [a.text for a in fig.layout.annotations]
@@ -209,7 +219,7 @@ def test_plan_before_after_panels_with_units():
 
 def test_plan_stages_bars():
     stages = pd.DataFrame({"stage": ["before", "after"], "cost_per_completed_task": [0.46, 0.23]})
-    fig = charts.plan_stages(stages)
+    fig = plan_stages(stages)
     assert list(fig.data[0].x) == ["before", "after"] and list(fig.data[0].y) == [0.46, 0.23]
     assert fig.layout.yaxis.title.text == "cost per completed task (USD)"
 
@@ -226,7 +236,7 @@ _part_counts = st.fixed_dictionaries({}, optional={p: st.integers(1, 500) for p 
 @given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), _part_counts.filter(bool)), min_size=1, max_size=12))
 def test_treemap_children_add_up_and_pareto_reaches_100(tools):
     table = _table([(server, f"t{i}", "tool", parts) for i, (server, parts) in enumerate(tools)])
-    tm = charts.footprint_treemap(table).data[0]
+    tm = footprint_treemap(table).data[0]
     value = dict(zip(tm.ids, tm.values, strict=True))
     children: dict = {}
     for node, parent in zip(tm.ids, tm.parents, strict=True):
@@ -234,7 +244,7 @@ def test_treemap_children_add_up_and_pareto_reaches_100(tools):
             children.setdefault(parent, []).append(value[node])
     assert all(value[p] == sum(v) for p, v in children.items())
     assert sum(v for v, p in zip(tm.values, tm.parents, strict=True) if p == "") == table["tokens"].sum()
-    y = list(charts.pareto(table).data[0].y)
+    y = list(pareto(table).data[0].y)
     assert y == sorted(y) and y[-1] == pytest.approx(100.0)
 
 
@@ -242,7 +252,7 @@ def test_treemap_children_add_up_and_pareto_reaches_100(tools):
 
 def test_cost_curve_marks_today_and_labels_units():
     grid = pd.DataFrame({"steps": [3, 1, 2], "cost_per_task": [0.3, 0.1, 0.2]})
-    fig = charts.cost_curve(grid, x="steps", today=(2, 0.2), today_label="today")
+    fig = cost_curve(grid, x="steps", today=(2, 0.2), today_label="today")
     line, today = fig.data
     assert list(line.x) == [1, 2, 3] and list(line.y) == [0.1, 0.2, 0.3]
     assert (list(today.x), list(today.y), list(today.text)) == ([2], [0.2], ["today"])
@@ -253,7 +263,7 @@ def test_cost_curve_marks_today_and_labels_units():
 def test_request_tokens_stacks_each_component_per_request():
     steps = pd.DataFrame({"request": [1, 2], "tools": [100, 100], "history": [0, 60], "system": [20, 20],
                           "user": [5, 5], "overhead": [0, 0]})
-    fig = charts.request_tokens(steps)
+    fig = request_tokens(steps)
     assert fig.layout.barmode == "stack"
     assert [t.name for t in fig.data] == ["tool definitions", "tool calls and results so far", "system prompt",
                                           "user message"]  # no overhead: it is zero
@@ -264,19 +274,19 @@ def test_request_tokens_stacks_each_component_per_request():
 def test_plan_waterfall_steps_add_up_to_the_result():
     stages = pd.DataFrame({"stage": ["before", "delete", "trim", "after"],
                            "cost_per_month_usd": [1000.0, 900.0, 600.0, 650.0]})
-    fig = charts.plan_waterfall(stages, labels={"before": "today"})
+    fig = plan_waterfall(stages, labels={"before": "today"})
     w = fig.data[0]
     assert list(w.x) == ["today", "delete", "trim", "after", "after the plan"]
     assert list(w.measure) == ["absolute", "relative", "relative", "relative", "total"]
     assert list(w.y) == [1000.0, -100.0, -300.0, 50.0, 650.0]
-    assert list(w.text) == ["$1,000", "-$100", "-$300", "+$50", "$650"]
+    assert list(w.text) == ["$1,000", "-$100", "-$300", "+$50.00", "$650"]  # units.money
     assert fig.layout.yaxis.title.text == "cost per month (USD)"
 
 
 def test_result_tokens_shows_the_largest_tools_largest_on_top():
     usage = pd.DataFrame({"server": ["a", "a", "b"], "tool": ["x", "y", "z"],
                           "response_tokens_total": [10, 300, 20]})
-    fig = charts.result_tokens(usage, top=2)
+    fig = result_tokens(usage, top=2)
     bar = fig.data[0]
     assert list(bar.y) == ["b/z", "a/y"] and list(bar.x) == [20, 300]  # plotly draws the last bar on top
     assert fig.layout.xaxis.title.text == "result tokens in the log"
@@ -285,5 +295,5 @@ def test_result_tokens_shows_the_largest_tools_largest_on_top():
 def test_description_tradeoff_dollar_axis_has_its_own_round_ticks():
     grid = pd.DataFrame({"description_tokens": [0, 100], "tool_tokens_per_request": [1000, 5000],
                          "cost_per_completed_task": [0.2956, 0.4739]})
-    fig = charts.description_tradeoff(grid)
+    fig = description_tradeoff(grid)
     assert fig.layout.yaxis2.tickmode == "auto" and fig.layout.yaxis2.tickprefix == "$"

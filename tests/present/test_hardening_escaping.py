@@ -9,7 +9,10 @@ import pytest
 from conftest import TESTS
 
 import toolsurvey as ts
-from toolsurvey.present import charts
+from toolsurvey.present.charts.catalog import description_lengths
+from toolsurvey.present.charts.footprint import footprint_treemap, pareto, parts_bar
+from toolsurvey.present.charts.labels import LABEL_CHARS
+from toolsurvey.present.charts.responses import field_costs
 
 # Clear the screen, retitle the window, plant a hyperlink, overwrite the line, reverse the text.
 HOSTILE = "evil\x1b[2J\x1b]0;pwned\x07\x1b]8;;http://x.example/\x07link\x1b]8;;\x07\rok\b\u202emoc.elpmaxe"
@@ -81,8 +84,8 @@ def _registry(name: str, description: str = "Look up something.") -> ts.Registry
                               {"name": "other", "description": "Another tool.", "inputSchema": {"type": "object"}}]})
 
 
-@pytest.mark.parametrize("chart", [charts.parts_bar, charts.footprint_treemap, charts.pareto,
-                                   charts.description_lengths])
+@pytest.mark.parametrize("chart", [parts_bar, footprint_treemap, pareto,
+                                   description_lengths])
 def test_charts_show_markup_in_names_as_text(chart):
     fig = chart(ts.footprint(_registry(LINK)))
     text = _strings(fig)
@@ -91,12 +94,12 @@ def test_charts_show_markup_in_names_as_text(chart):
 
 def test_a_5000_character_name_is_cut_in_labels_and_whole_in_hover():
     name = "n" * 5000
-    fig = charts.parts_bar(ts.footprint(_registry(name)))
+    fig = parts_bar(ts.footprint(_registry(name)))
     ticks = fig.layout.yaxis.ticktext
-    assert max(len(t) for t in ticks) <= charts.LABEL_CHARS
+    assert max(len(t) for t in ticks) <= LABEL_CHARS
     assert any(y.endswith(name) for y in fig.data[0].y)  # the category (and its hover) keeps all of it
-    tiles = charts.footprint_treemap(ts.footprint(_registry(name)))
-    assert max(len(label) for label in tiles.data[0].labels) <= charts.LABEL_CHARS
+    tiles = footprint_treemap(ts.footprint(_registry(name)))
+    assert max(len(label) for label in tiles.data[0].labels) <= LABEL_CHARS
     assert any(i.endswith(name) for i in tiles.data[0].ids)
 
 
@@ -109,7 +112,7 @@ def test_response_field_names_are_escaped_in_the_explorer(tmp_path):
     (folder / "r1.json").write_text(json.dumps({'<span style="font-size:80px">big</span>': "x" * 50, "id": 1}))
     box = response_explorer(folder)
     text = json.dumps([f.to_plotly_json() for f in box.children if hasattr(f, "to_plotly_json")], default=str)
-    text += _strings(charts.field_costs(ts.rank_fields(ts.field_costs(*ts.read_payloads(folder)[0]))))
+    text += _strings(field_costs(ts.rank_fields(ts.field_costs(*ts.read_payloads(folder)[0]))))
     assert "<span style" not in text and "&lt;span style" in text
 
 
@@ -139,12 +142,12 @@ def test_rich_markup_in_names_prints_literally(cli, write_json):
 
 
 def test_trace_charts_show_markup_in_tool_and_session_names_as_text():
-    from toolsurvey.present import trace_charts as trace_charts
+    from toolsurvey.present.charts.traces import measured_vs_simulated, tool_results
 
     totals = pd.DataFrame({"server": ["evil"], "tool": [LINK], "calls": [1], "errors": [0], "repeated": [0],
                            "result_tokens": [10]})
-    text = _strings(trace_charts.tool_results(totals))
+    text = _strings(tool_results(totals))
     assert "<a href" not in text and "&lt;a href" in text
     billed = pd.DataFrame({"session": [LINK, "(total)"], "billed": [1.0, 1.0], "simulated": [1.0, 1.0]})
-    text = _strings(trace_charts.measured_vs_simulated(billed))
+    text = _strings(measured_vs_simulated(billed))
     assert "<a href" not in text and "&lt;a href" in text

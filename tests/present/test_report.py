@@ -15,7 +15,7 @@ import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.core.tokens import get_encoding
 from toolsurvey.measuring.footprint import by_server, request_total
-from toolsurvey.present import report as reporting
+from toolsurvey.present.report import document
 
 ENC = get_encoding("o200k_base")  # tiktoken's own Encoding, loaded from the shipped file
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string", "description": "search words"}}}
@@ -171,16 +171,17 @@ def test_the_lever_counts_only_fixes_that_cut_text_and_the_simulation_counts():
     assert f"({want:,.0f} tokens per request" in label
 
 
-def test_sections_say_which_input_is_missing(monkeypatch):
-    import sys
-
-    for mod in ("toolsurvey.model.scenario", "toolsurvey.advice.audit.run", "toolsurvey.inputs.usage"):
-        monkeypatch.setitem(sys.modules, mod, None)  # as if the module were not installed
-    rep = ts.report(REG)
+def test_no_scenario_and_no_usage_log_are_said_in_their_sections():
+    rep = ts.report(REG)  # no scenario file and no usage log
     soup = soup_of(rep)
     missing = {p["data-missing"]: p.get_text() for p in soup.find_all(attrs={"data-missing": True})}
-    assert {"summary", "findings", "sensitivity"} <= set(missing)
-    assert "simulation" in missing["summary"] and "audit" in missing["findings"]
+    assert set(missing) == {"responses"} and "no usage log was given" in missing["responses"]
+    assert rep.section("responses").missing == "Not written: no usage log was given (--usage FILE)."
+    assert any(n.startswith("No scenario file was given") for n in rep.section("summary").notes)
+    notes = rep.section("method").notes
+    assert any(n.startswith("Missing input (scenario): no scenario file was given") for n in notes)
+    assert "Missing input (usage): no usage log was given (--usage FILE)." in notes
+    assert "(What tool results cost: Not written: no usage log was given" in rep.summary_text().replace("\n", " ")
     assert figure(soup, "tool_tokens_per_request") == sum(oracle_tokens(t) for t in TOOLS)
 
 
@@ -252,7 +253,7 @@ def test_failed_render_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatc
     def boom(*a, **k):
         raise RuntimeError("disk full halfway")
 
-    monkeypatch.setattr(reporting, "_render_html" if fmt == "html" else "_render_markdown", boom)
+    monkeypatch.setattr(document, "render_html" if fmt == "html" else "render_markdown", boom)
     with pytest.raises(RuntimeError):
         small.save(out)
     assert out.read_text() == "previous report"
@@ -291,7 +292,7 @@ def test_csv_failure_writes_no_file(tmp_path, monkeypatch, small):
     def boom(self):
         raise RuntimeError("broken table")
 
-    monkeypatch.setattr(reporting.Report, "to_csv", boom)
+    monkeypatch.setattr(document.Report, "to_csv", boom)
     with pytest.raises(RuntimeError):
         small.save(tmp_path / "tables", format="csv")
     assert not (tmp_path / "tables").exists()
@@ -456,12 +457,12 @@ def test_options_given_override_the_scenario_for_the_simulation_too():
 
 
 def test_a_plan_that_raises_the_cost_is_shown_as_a_cost(monkeypatch):
-    from toolsurvey.advice.plan import stages as planning
+    from toolsurvey.advice.plan.stages import plan as real
     from toolsurvey.model.scenario import Phase
+    from toolsurvey.present.report import plan as plan_section
 
-    real = planning.plan
     wide = [Phase("all", tools=("*",), steps=3)]
-    monkeypatch.setattr(planning, "plan", lambda *a, **k: real(*a, **{**k, "phases": wide}))
+    monkeypatch.setattr(plan_section, "plan", lambda *a, **k: real(*a, **{**k, "phases": wide}))
     sc = scenario(strategy="phases", phases=[Phase("one", tools=("search_*",), steps=3)])
     rep = ts.report(REG, scenario=sc)
     stages = rep.tables["plan_stages"].data

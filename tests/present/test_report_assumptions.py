@@ -13,8 +13,8 @@ OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 def test_report_without_a_scenario_names_every_default_it_assumed():
     text = ts.report(ts.load(OPS)).summary_text().replace("\n", " ")
     assert "Assumed, not given:" in text
-    for part in ("model claude-sonnet-4-5", "requests per task 9", "system prompt (tokens) 0",
-                 "user message (tokens) 0", "prompt caching none (auto", "tasks a day 1,000"):
+    for part in ("model claude-sonnet-4-5", "requests per task before wrong calls 9", "system prompt (tokens) 0",
+                 "user message (tokens) 0", "prompt caching none (auto", "tasks per day 1,000"):
         assert part in text, part
 
 
@@ -23,7 +23,7 @@ def test_report_options_set_the_scenario_and_leave_the_summary():
     text = rep.summary_text().replace("\n", " ")
     assert "150,000 completed tasks" in text  # 5,000 a day x 30 days
     assumed = text.split("Assumed, not given:")[1]
-    for part in ("model ", "tasks a day", "prompt caching", "system prompt"):
+    for part in ("model ", "tasks per day", "prompt caching", "system prompt"):
         assert part not in assumed.split(". Set them")[0], part
     assert rep.section("method").tables[-1].data.set_index("field").loc["caching_used", "value"] == "prefix"
 

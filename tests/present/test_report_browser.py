@@ -15,7 +15,7 @@ from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, needs_chromium
 
 import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Server, Tool
-from toolsurvey.present.charts import LABEL_CHARS
+from toolsurvey.present.charts.labels import LABEL_CHARS
 
 pytestmark = needs_chromium
 
@@ -96,7 +96,7 @@ def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
                 assert payload in text, f"payload not shown literally: {payload!r}"
             assert page.title() == PAYLOADS[0]
             # The chart draws the hostile tool names literally too (plotly reads <a>, <b> as markup),
-            # cut to charts.LABEL_CHARS on the axis (the hover keeps them whole).
+            # cut to LABEL_CHARS on the axis (the hover keeps them whole).
             drawn = page.inner_text("#surface .plot")  # the chart of the largest tools
             for i, payload in enumerate(PAYLOADS):
                 label = f"evil/t{i}{payload}"

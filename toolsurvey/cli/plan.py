@@ -93,8 +93,8 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..advice.plan.stages import plan
     from ..errors import InputError
-    from ..model.assumed import unstated_line, with_options
-    from ._common import emit, fit, load_registry, print_warnings, render_table, write
+    from ..model.assumed import with_options
+    from ._common import emit, load_registry, print_warnings, write
 
     reg = load_registry(args)
     if not len(reg):
@@ -106,48 +106,55 @@ def run(args: argparse.Namespace) -> int:
              config=args.config, own=args.own)
     print_warnings(p.warnings)
     actions = p.actions_table()
+    if args.format in ("csv", "json") and args.show != "summary":
+        emit(actions if args.show == "actions" else p.stages, args.format, args.output, wide=args.wide)
+    elif args.format == "csv":
+        emit(p.table, "csv", args.output)
+    elif args.format == "json":
+        doc = {"table": json.loads(p.table.to_json(orient="records")),
+               "actions": json.loads(actions.to_json(orient="records")),
+               "stages": json.loads(p.stages.to_json(orient="records")),
+               "assumptions": json.loads(json.dumps(p.assumptions, default=str)), "warnings": p.warnings}
+        write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", args.output)
+    else:
+        write(_text(p, actions, _head(reg, p, actions, scenario, stated), args.format, args.wide), args.output)
+    return 0
+
+
+def _head(reg, p, actions, scenario, stated: set[str]) -> str:
+    """The plan's first line: its actions, the model and visible set simulated, and what was assumed."""
+    from ..model.assumed import unstated_line
+
     counts = actions["kind"].value_counts()
     head = (f"plan for {len(reg):,} tools: " + (", ".join(f"{int(counts[k])} {k}" for k in ("delete", "merge", "trim", "gate")
                                                           if k in counts) or "no actions")
             + f"; simulated with {p.assumptions['model']} (before: {p.assumptions['visible set before']}; "
             + f"merges {p.assumptions['merges']})")
     unstated = unstated_line(scenario, stated, p.runs.get("before"))
-    if unstated:
-        head += "\n" + unstated
-    if args.format in ("csv", "json") and args.show != "summary":
-        emit(actions if args.show == "actions" else p.stages, args.format, args.output, wide=args.wide)
-        return 0
-    if args.format == "csv":
-        emit(p.table, "csv", args.output)
-        return 0
-    if args.format == "json":
-        doc = {"table": json.loads(p.table.to_json(orient="records")),
-               "actions": json.loads(actions.to_json(orient="records")),
-               "stages": json.loads(p.stages.to_json(orient="records")),
-               "assumptions": json.loads(json.dumps(p.assumptions, default=str)), "warnings": p.warnings}
-        write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", args.output)
-        return 0
+    return head + "\n" + unstated if unstated else head
+
+
+def _text(p, actions, head: str, fmt: str, wide: bool) -> str:
+    """The plan as Markdown or as text tables: before/after, actions, stages and assumptions."""
+    from ._common import fit, render_table
+
     shown = actions.assign(tokens_per_request=actions["tokens_per_request"].round(0).astype("int64"),
                            tokens_per_task=actions["tokens_per_task"].round(0).astype("int64"))
     shown = shown[["kind", "target", "tokens_per_request", "tokens_per_task", "detail"]]
     stages = p.stages.round({"mean_visible": 1, "tool_tokens_per_request": 0, "steps_per_task": 2,
                              "wrong_rate": 3, "success": 3, "input_tokens_per_task": 0, "cost_per_task": 4,
                              "cost_per_completed_task": 4})
-    if args.format == "markdown":
+    if fmt == "markdown":
         from ..present.markdown import escape, table
 
         def md(df, right):
             return table(list(df.columns), [list(r) for r in df.itertuples(index=False)], right=right)
 
-        text = "\n\n".join([f"**{head}**", md(_pretty(p.table), [1, 2, 3, 4]), "### Actions",
-                            md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
-                            "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
-    else:
-        w = args.wide
-        text = "\n\n".join([fit(head, w), render_table(_pretty(p.table), wide=w),
-                            "actions (tokens saved per request and per task; negative: the action costs tokens):",
-                            render_table(shown, wide=w), "stages (each simulated):", render_table(stages, wide=w),
-                            "assumptions:",
-                            fit("\n".join("  " + line for line in _assumption_lines(p.assumptions)), w)]) + "\n"
-    write(text, args.output)
-    return 0
+        return "\n\n".join([f"**{head}**", md(_pretty(p.table), [1, 2, 3, 4]), "### Actions",
+                             md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
+                             "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
+    return "\n\n".join([fit(head, wide), render_table(_pretty(p.table), wide=wide),
+                         "actions (tokens saved per request and per task; negative: the action costs tokens):",
+                         render_table(shown, wide=wide), "stages (each simulated):", render_table(stages, wide=wide),
+                         "assumptions:",
+                         fit("\n".join("  " + line for line in _assumption_lines(p.assumptions)), wide)]) + "\n"

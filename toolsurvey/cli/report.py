@@ -33,7 +33,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..present.report import format_for, report
+    from ..present.report.build import report
+    from ..present.report.document import format_for
     from ._common import load_registry, visible_lines
     from ._measure import measure_kwargs, scenario_options
 

@@ -81,15 +81,32 @@ def _trimming(args: argparse.Namespace) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import pandas as pd
-
-    from ..inputs.payload_sources import read_payloads
-    from ..measuring.responses import field_costs, measure_responses, rank_fields, response_stats
     from ._common import emit, print_warnings
 
     _check_paths(args.keep, "--keep")
     _check_paths(args.drop, "--drop")
     trimming = _trimming(args)
+    table, sources, kw, warnings, missed = _measure(args, trimming)
+    header = _header(table, args.cap, trimming, missed)
+    out, attribution = _rows(args, table, sources, kw, trimming)
+    if attribution is not None:
+        header += f"\nattribution: {attribution}"
+    if args.top is not None:
+        if args.by in ("field", "rank"):
+            out = out.groupby("tool", sort=False).head(args.top)  # the N costliest paths of each tool
+        else:
+            out = out.head(args.top) if args.by == "step" else out.nlargest(args.top, "tokens")
+    print_warnings(warnings)
+    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
+    return 0
+
+
+def _measure(args: argparse.Namespace, trimming: dict | None):
+    """(table, sources, their options, warnings, unmatched): the results measured, trimmed when asked;
+    the results no --keep path matched (their indices: unmatched) get no trimmed size."""
+    from ..inputs.payload_sources import read_payloads
+    from ..measuring.responses import measure_responses
+
     if trimming is None and not any(p.lower().startswith(("http://", "https://")) for p in args.paths):
         # Files and traces are read as they are measured, one result at a time (a large trace is
         # never held whole); --by field reads them a second time rather than keep them.
@@ -105,11 +122,16 @@ def run(args: argparse.Namespace) -> int:
         table.loc[table.index[missed], "trimmed"] = float("nan")
         warnings += [f"{table['source'].iloc[i] or table['tool'].iloc[i]}: no --keep path matched anything in "
                      "this result; left out of the trimmed ratio" for i in missed]
+    return table, sources, kw, warnings, missed
+
+
+def _header(table, cap: int, trimming: dict | None, missed: list[int]) -> str:
+    """The lines above the table: results, tokens and the cap; the trimmed total; the method."""
     total = int(table["tokens"].sum())
     over = int(table["over_cap"].sum())
     n, tools = len(table), table["tool"].nunique()
     header = (f"{n:,} result{'s' * (n != 1)} from {tools:,} tool{'s' * (tools != 1)}: {total:,} tokens "
-              f"({table.attrs['encoding']}); {over:,} over the {args.cap:,}-token cap")
+              f"({table.attrs['encoding']}); {over:,} over the {cap:,}-token cap")
     if trimming:
         counted = table["trimmed"].notna()
         after, before = int(table.loc[counted, "trimmed"].sum()), int(table.loc[counted, "tokens"].sum())
@@ -120,35 +142,31 @@ def run(args: argparse.Namespace) -> int:
         if missed and counted.any():
             header += (f" (over the {int(counted.sum()):,} results the keep list matched; {len(missed):,} of "
                        f"{n:,} matched nothing and are left out)")
-    header += f"\nmethod: {table.attrs['method']}"
+    return header + f"\nmethod: {table.attrs['method']}"
+
+
+def _rows(args: argparse.Namespace, table, sources: tuple, kw: dict, trimming: dict | None):
+    """(the table --by asks for, the field attribution's method or None). Raises InputError for
+    --by step without a trimming option."""
+    import pandas as pd
+
+    from ..errors import InputError
+    from ..measuring.responses import field_costs, rank_fields, response_stats
 
     if args.by in ("field", "rank"):
         costs = field_costs(*sources, encoding=args.encoding, **kw)
-        header += f"\nattribution: {costs.attrs['method']}"
         if args.by == "rank":
-            out = rank_fields(costs, keep=args.keep)
-        else:
-            out = costs if args.depth is None else costs[costs["depth"] <= args.depth]
-            out = out.drop(columns=["payloads"])
-    elif args.by == "payload":
+            return rank_fields(costs, keep=args.keep), costs.attrs["method"]
+        out = costs if args.depth is None else costs[costs["depth"] <= args.depth]
+        return out.drop(columns=["payloads"]), costs.attrs["method"]
+    if args.by == "payload":
         cols = ["tool", "server", "source", "kind", "bytes", "tokens", "over_cap"]
         out = table[cols + (["trimmed"] if trimming else [])].copy()
         out["over_cap"] = out["over_cap"].map({True: "yes", False: ""})
-        if args.format == "table":
-            out = out.sort_values("tokens", ascending=False, kind="stable")
-    elif args.by == "step":
+        return (out.sort_values("tokens", ascending=False, kind="stable") if args.format == "table" else out), None
+    if args.by == "step":
         if not trimming:
-            from ..errors import InputError
             raise InputError("--by step needs a trimming option (--keep, --drop, --drop-empty, --max-items, "
                              "--truncate or --serialize)")
-        out = pd.DataFrame(table.attrs["trim_steps"])
-    else:
-        out = response_stats(table)
-    if args.top is not None:
-        if args.by in ("field", "rank"):
-            out = out.groupby("tool", sort=False).head(args.top)  # the N costliest paths of each tool
-        else:
-            out = out.head(args.top) if args.by == "step" else out.nlargest(args.top, "tokens")
-    print_warnings(warnings)
-    emit(out.reset_index(drop=True), args.format, args.output, header, wide=args.wide)
-    return 0
+        return pd.DataFrame(table.attrs["trim_steps"]), None
+    return response_stats(table), None

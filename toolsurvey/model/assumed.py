@@ -9,13 +9,23 @@ from typing import Any
 from ..core.assumptions import read_toml
 from .scenario import Scenario, load_scenario
 
-# Scenario fields a cost figure depends on, in words a reader knows.
-KEY_ASSUMPTIONS = {
-    "model": "model", "steps": "requests per task", "system_prompt_tokens": "system prompt (tokens)",
-    "user_message_tokens": "user message (tokens)", "caching": "prompt caching",
-    "tasks_per_day": "tasks a day", "response_tokens": "tool result (tokens)", "call_tokens": "tool call (tokens)",
-    "answer_tokens": "final answer (tokens)", "strategy": "visible tools", "accuracy": "accuracy effect",
+# Scenario and run fields in words a reader knows: the one label table of the report's assumptions and
+# of the "Assumed, not given" line.
+FIELD_LABELS = {
+    "name": "scenario", "model": "model", "steps": "requests per task before wrong calls",
+    "strategy": "which tools each request carries", "visible_set": "visible set", "caching": "prompt caching",
+    "system_prompt_tokens": "system prompt (tokens)", "user_message_tokens": "user message (tokens)",
+    "call_tokens": "one tool call's output (tokens)", "response_tokens": "one tool result (tokens)",
+    "answer_tokens": "final answer (tokens)", "wrong_call_steps": "extra requests per wrong tool call",
+    "tasks_per_day": "tasks per day", "days_per_month": "days per month", "render": "tool rendering",
+    "tool_tokens_method": "tool definitions measured as", "caching_used": "prompt caching used",
+    "tool_tokens_note": "per-tool counts", "accuracy": "accuracy effect",
 }
+# Scenario fields a cost figure depends on.
+KEY_ASSUMPTIONS = ("model", "steps", "system_prompt_tokens", "user_message_tokens", "caching", "tasks_per_day",
+                   "response_tokens", "call_tokens", "answer_tokens", "strategy", "accuracy")
+
+
 def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
     """The scenario (a Scenario, a scenario file path or None for the defaults) with the options
     that are not None applied, and the set of fields that were stated (by the file or an option).
@@ -39,7 +49,7 @@ def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
 def unstated_line(sc: Any, stated: set[str], run: Any = None) -> str:
     """'Assumed, not given: model claude-sonnet-4-5, ...' for the key assumptions not stated; '' if all were."""
     parts = []
-    for k, label in KEY_ASSUMPTIONS.items():
+    for k in KEY_ASSUMPTIONS:
         if k in stated:
             continue
         v = getattr(sc, k)
@@ -50,6 +60,6 @@ def unstated_line(sc: Any, stated: set[str], run: Any = None) -> str:
             v = "on (the bundled curve)" if v else "off"
         elif isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer():
             v = f"{int(v):,}"
-        parts.append(f"{label} {v}")
+        parts.append(f"{FIELD_LABELS[k]} {v}")
     return ("Assumed, not given: " + "; ".join(parts) + ". Set them with a scenario file or the options "
             "--model, --tasks-per-day, --caching and --system-prompt-tokens.") if parts else ""

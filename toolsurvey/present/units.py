@@ -1,4 +1,5 @@
-"""Numbers with their units, decided by a column's name (see `toolsurvey._rich`); no pandas needed."""
+"""Numbers with their units, decided by a column's name: one formatter set for the CLI tables, the report and
+the Jupyter views; no pandas needed."""
 
 from __future__ import annotations
 
@@ -10,38 +11,47 @@ PERCENT_COLUMNS = {"share", "success", "wrong_rate", "change_share", "cumulative
 MONEY_UNITS = {"USD", "usd", "$"}
 
 
-def _missing(v: Any) -> bool:
+def is_missing(v: Any) -> bool:
+    """True for None, NaN and pandas' NA: a value with nothing to show."""
     # pd.NA can only exist once pandas is imported; asking for it otherwise would import pandas.
     na = getattr(sys.modules.get("pandas"), "NA", None)
     return v is None or (na is not None and v is na) or (isinstance(v, float) and math.isnan(v))
 
 
-def money(v: Any) -> str:
-    """Dollars with a sign before the $ and cents-level precision for small figures: -$0.3673, $1,234."""
-    if _missing(v):
-        return "–"
+def money(v: Any, missing: str = "–") -> str:
+    """Dollars, the sign before the $: whole dollars from $100 ($1,234), cents from $1 ($12.35), four
+    decimals below ($0.2944, -$0.3700), and $0; `missing` for None or NaN."""
+    if is_missing(v):
+        return missing
     a = abs(float(v))
+    if a == 0:
+        return "$0"
     digits = 0 if a >= 100 else 2 if a >= 1 else 4
     return f"{'-' if v < 0 else ''}${a:,.{digits}f}"
 
 
 def percent(v: Any) -> str:
-    return "–" if _missing(v) else f"{float(v):.1%}"
+    return "–" if is_missing(v) else f"{float(v):.1%}"
 
 
 def points(v: Any) -> str:
     """A difference of two shares: `+1.4 points`."""
-    return "–" if _missing(v) else f"{float(v) * 100:+.1f} points"
+    return "–" if is_missing(v) else f"{float(v) * 100:+.1f} points"
+
+
+def whole(v: Any) -> str:
+    """`v` rounded to a whole number, with thousands separators: 12,252."""
+    return f"{int(round(float(v))):,}"
 
 
 def number(v: Any) -> str:
     """Whole numbers with separators; decimals to 1 place below 100 (2 below 1), none above."""
-    if _missing(v):
+    if is_missing(v):
         return "–"
     if isinstance(v, bool):
         return str(v)
     if isinstance(v, int) or float(v).is_integer():
-        return f"{int(round(float(v))):,}"
+        return whole(v)
     a = abs(float(v))
     return f"{float(v):,.0f}" if a >= 100 else f"{float(v):,.1f}" if a >= 1 else f"{float(v):.2f}"
 
@@ -70,7 +80,7 @@ def cell(v: Any, column: str) -> str:
         return v
     if hasattr(v, "item") and not isinstance(v, str):
         v = v.item()
-    if _missing(v):
+    if is_missing(v):
         return ""
     if isinstance(v, (int, float)) and not isinstance(v, bool):
         return FORMATTERS[kind_of(column)](v)

@@ -15,7 +15,7 @@ import pandas as pd
 from .units import (
     FORMATTERS,
     MONEY_UNITS,
-    _missing,
+    is_missing,
     kind_of,
     money,
     number,
@@ -89,7 +89,7 @@ def plain(title: str, lines: list[str]) -> str:
 
 def change(before: float, after: float, fmt=money) -> str:
     """`$0.4630 → $0.2312 (-50%)`."""
-    pct = "" if not before or _missing(before) or _missing(after) else f" ({(after - before) / abs(before):+.0%})"
+    pct = "" if not before or is_missing(before) or is_missing(after) else f" ({(after - before) / abs(before):+.0%})"
     return f"{fmt(before)} → {fmt(after)}{pct}"
 
 

@@ -1,4 +1,4 @@
-"""Notebook dashboards: ipywidgets controls wired to the library and to `toolsurvey.charts`.
+"""Notebook dashboards: ipywidgets controls wired to the library and to `toolsurvey.present.charts`.
 
 Each explorer returns an `ipywidgets.VBox` to display, with `.controls` (name -> widget) and
 `.figures` (name -> `plotly.graph_objects.FigureWidget`) attributes. A control change calls the
@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import html
 from typing import Any
+
+from .units import money
 
 # Choices offered by the response explorer: None means "off".
 TRUNCATE_CHOICES = (("off", None), ("50 chars", 50), ("100 chars", 100), ("200 chars", 200),
@@ -77,14 +79,14 @@ def refresh(widget, fig) -> None:
 
 
 def _update_steps(widget, steps) -> None:
-    """Put a new task's per-request table into a `charts.step_area` FigureWidget. When it draws the
+    """Put a new task's per-request table into a `charts.task.step_area` FigureWidget. When it draws the
     same traces, only their x and y change in place: rebuilding the figure (subplots, validation)
     was most of a slider move."""
-    from . import charts
+    from .charts.task import step_area, step_traces
 
-    traces = charts.step_traces(steps)
+    traces = step_traces(steps)
     if [t.name for t in widget.data] != [name for _, name, _, _ in traces]:
-        refresh(widget, charts.step_area(steps))
+        refresh(widget, step_area(steps))
         return
     with widget.batch_update():
         for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
@@ -131,33 +133,17 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     import ipywidgets as W
     import plotly.graph_objects as go
 
-    from ..core.choices import CACHING
     from ..model.scenario import Scenario
     from ..model.simulate import simulate
     from ..model.sweeps import sweep
-    from ..providers.prices import load_prices
-    from . import charts
+    from .charts.catalog import catalog_size
+    from .charts.task import step_area
 
     sc = scenario or Scenario()
     n = max(len(reg), 1)
     strategies = list(strategies or [s for s in ("all", "phases", "retrieval", "tool_search")
                                      if s != "phases" or sc.phases])
-    # The models of providers toolsurvey has rules for (LiteLLM's file prices thousands more).
-    known = sorted(m for m, p in load_prices(sc.price_file, overrides=sc.prices).items()
-                   if p.provider in ("anthropic", "openai", "google"))
-    models = list(models or dict.fromkeys([sc.model, *known]))
-    controls = {
-        "visible": W.IntSlider(value=min(n, sc.visible or 12), min=1, max=n, description="visible tools",
-                               continuous_update=False, style={"description_width": "initial"}),
-        "strategy": W.Dropdown(options=strategies, value=sc.strategy if sc.strategy in strategies else strategies[0],
-                               description="strategy"),
-        "model": W.Dropdown(options=models, value=sc.model, description="model"),
-        "steps": W.IntSlider(value=round(sc.steps.expected()), min=1, max=40, description="steps",
-                             continuous_update=False),
-        # "explicit" (a stored cache) exists only for some providers: offered when the scenario uses it
-        "caching": W.Dropdown(options=[c for c in CACHING if c != "explicit" or sc.caching == c],
-                              value=sc.caching, description="caching"),
-    }
+    controls = _catalog_controls(sc, n, strategies, models)
     summary = W.HTML()
 
     def scenario_now(**extra) -> Scenario:
@@ -167,26 +153,19 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     def curves_fig():
         grid = sweep(reg, scenario_now(), visible=visible_points(n), strategy=strategies)
-        return charts.catalog_size(grid, marker=controls["visible"].value)
+        return catalog_size(grid, marker=controls["visible"].value)
 
     def task_run():
         return simulate(reg, scenario_now(visible=controls["visible"].value, strategy=controls["strategy"].value))
 
-    def show_summary(run) -> None:
-        s = run.summary
-        summary.value = (f"<b>{html.escape(str(s['strategy']))}</b>, {s['mean_visible']:.1f} tools visible on average: "
-                         f"{s['tool_tokens_per_request']:,.0f} tool tokens per request, "
-                         f"wrong-tool rate {s['wrong_rate']:.1%}, success {s['success']:.1%}, "
-                         f"${s['cost_per_completed_task']:.4f} per completed task")
-
     run = task_run()
-    figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(charts.step_area(run.steps))}
-    show_summary(run)
+    figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(step_area(run.steps))}
+    summary.value = _run_summary(run)
 
     def on_task() -> None:
         r = task_run()
         _update_steps(figures["steps"], r.steps)
-        show_summary(r)
+        summary.value = _run_summary(r)
         v = controls["visible"].value
         with figures["curves"].batch_update():
             figures["curves"].update_shapes(x0=v, x1=v)
@@ -204,6 +183,40 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     return box
 
 
+def _catalog_controls(sc, n: int, strategies: list[str], models) -> dict:
+    """The catalog explorer's controls, set to the scenario's values."""
+    import ipywidgets as W
+
+    from ..core.choices import CACHING
+    from ..providers.prices import load_prices
+
+    # The models of providers toolsurvey has rules for (LiteLLM's file prices thousands more).
+    known = sorted(m for m, p in load_prices(sc.price_file, overrides=sc.prices).items()
+                   if p.provider in ("anthropic", "openai", "google"))
+    models = list(models or dict.fromkeys([sc.model, *known]))
+    return {
+        "visible": W.IntSlider(value=min(n, sc.visible or 12), min=1, max=n, description="visible tools",
+                               continuous_update=False, style={"description_width": "initial"}),
+        "strategy": W.Dropdown(options=strategies, value=sc.strategy if sc.strategy in strategies else strategies[0],
+                               description="strategy"),
+        "model": W.Dropdown(options=models, value=sc.model, description="model"),
+        "steps": W.IntSlider(value=round(sc.steps.expected()), min=1, max=40, description="steps",
+                             continuous_update=False),
+        # "explicit" (a stored cache) exists only for some providers: offered when the scenario uses it
+        "caching": W.Dropdown(options=[c for c in CACHING if c != "explicit" or sc.caching == c],
+                              value=sc.caching, description="caching"),
+    }
+
+
+def _run_summary(run) -> str:
+    """The catalog explorer's line about the chosen task (HTML)."""
+    s = run.summary
+    return (f"<b>{html.escape(str(s['strategy']))}</b>, {s['mean_visible']:.1f} tools visible on average: "
+            f"{s['tool_tokens_per_request']:,.0f} tool tokens per request, "
+            f"wrong-tool rate {s['wrong_rate']:.1%}, success {s['success']:.1%}, "
+            f"{money(s['cost_per_completed_task'])} per completed task")
+
+
 def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10), target=None):
     """Target description length and the accuracy assumption: the description-length histogram
     against the band, and tokens per request vs cost per completed task as descriptions grow.
@@ -218,29 +231,14 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     from ..measuring.footprint import footprint
     from ..model.scenario import Scenario
     from ..model.sweeps import description_sweep
-    from . import charts
+    from .charts.catalog import description_lengths, description_tradeoff
 
     sc = scenario or Scenario()
-    render = "json" if sc.render == "auto" else sc.render
-    table = footprint(reg, encoding=sc.encoding, render=render)
+    table = footprint(reg, encoding=sc.encoding, render="json" if sc.render == "auto" else sc.render)
     cfg = load_config()["description"]
     band = band or (cfg["min_tokens"], cfg["max_tokens"])
     lengths = list(lengths)
-    n = max(len(reg), 1)
-    controls = {
-        "target": W.IntSlider(value=int(band[1] if target is None else target), min=min(lengths), max=max(lengths), step=5,
-                              description="target description tokens", continuous_update=False,
-                              style={"description_width": "initial"}, layout={"width": "420px"}),
-        "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
-                               continuous_update=False, style={"description_width": "initial"}),
-        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (Interview Reference curve)",
-                               indent=False, layout={"width": "480px"}),
-        "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
-                                        continuous_update=False, style={"description_width": "initial"}),
-        "effect": W.Checkbox(value=True, description="description effect: fuller descriptions, fewer wrong calls "
-                             "(Interview Reference rewrite, assumptions/description_effect.toml)", indent=False,
-                             layout={"width": "640px"}),
-    }
+    controls = _description_controls(sc, max(len(reg), 1), band, lengths, target)
 
     def grid():
         c = controls
@@ -250,13 +248,13 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
 
     state = {"grid": grid()}
     target = controls["target"].value
-    figures = {"lengths": go.FigureWidget(charts.description_lengths(table, band=band, target=target)),
-               "tradeoff": go.FigureWidget(charts.description_tradeoff(state["grid"], target=target))}
+    figures = {"lengths": go.FigureWidget(description_lengths(table, band=band, target=target)),
+               "tradeoff": go.FigureWidget(description_tradeoff(state["grid"], target=target))}
 
     def on_target() -> None:
         t = controls["target"].value
-        refresh(figures["lengths"], charts.description_lengths(table, band=band, target=t))
-        refresh(figures["tradeoff"], charts.description_tradeoff(state["grid"], target=t))
+        refresh(figures["lengths"], description_lengths(table, band=band, target=t))
+        refresh(figures["tradeoff"], description_tradeoff(state["grid"], target=t))
 
     def on_assumption() -> None:
         state["grid"] = grid()
@@ -274,6 +272,26 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     return box
 
 
+def _description_controls(sc, n: int, band, lengths: list[int], target) -> dict:
+    """The description explorer's controls: the target length and the assumptions' switches."""
+    import ipywidgets as W
+
+    return {
+        "target": W.IntSlider(value=int(band[1] if target is None else target), min=min(lengths), max=max(lengths), step=5,
+                              description="target description tokens", continuous_update=False,
+                              style={"description_width": "initial"}, layout={"width": "420px"}),
+        "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
+                               continuous_update=False, style={"description_width": "initial"}),
+        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (Interview Reference curve)",
+                               indent=False, layout={"width": "480px"}),
+        "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
+                                        continuous_update=False, style={"description_width": "initial"}),
+        "effect": W.Checkbox(value=True, description="description effect: fuller descriptions, fewer wrong calls "
+                             "(Interview Reference rewrite, assumptions/description_effect.toml)", indent=False,
+                             layout={"width": "640px"}),
+    }
+
+
 def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000, encoding: str | None = None,
                       top: int = 15):
     """Field checkboxes, string truncation, list cap and serialization for one tool's results:
@@ -285,56 +303,33 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     import ipywidgets as W
     import plotly.graph_objects as go
 
-    from ..core.choices import SERIALIZATIONS
-    from ..errors import InputError
-    from ..inputs.payload_sources import read_payloads
-    from ..measuring.responses import field_costs, measure_responses, rank_fields
+    from ..measuring.responses import field_costs, rank_fields
     from ..measuring.trimming.pipeline import trim_many
-    from . import charts
+    from .charts import responses as charts
 
-    payloads, _ = read_payloads(*sources)
-    if not payloads:
-        raise InputError("response_explorer: the sources hold no results")
-    before = measure_responses(*payloads, encoding=encoding, cap=cap)
-    tool = tool or str(before.groupby("tool", sort=False)["tokens"].sum().idxmax())
-    picked = [p for p, t in zip(payloads, before["tool"], strict=True) if t == tool]
-    if not picked:
-        raise InputError(f"response_explorer: no results for tool {tool!r}; found {', '.join(sorted(set(before['tool'])))}")
-    tokens_before = before.loc[before["tool"] == tool, "tokens"].tolist()
+    tool, picked, tokens_before = _one_tools_results(sources, tool, cap, encoding)
     costs = field_costs(*picked, encoding=encoding)
     fields = rank_fields(costs)["path"].tolist()
-    controls: dict[str, Any] = {
-        "fields": {f: W.Checkbox(value=True, description=f, indent=False, layout={"width": "220px"}) for f in fields},
-        "truncate": W.Dropdown(options=TRUNCATE_CHOICES, value=None, description="truncate strings"),
-        "max_items": W.Dropdown(options=LIST_CAP_CHOICES, value=None, description="list cap"),
-        "serialize": W.Dropdown(options=list(SERIALIZATIONS), value="json", description="serialize"),
-    }
+    controls = _response_controls(fields)
     summary = W.HTML()
 
-    def recipe() -> dict:
+    def trimmed():
+        """The recipe the controls say, applied: (recipe, tokens after, steps); the summary line follows."""
         kept = [f for f, box in controls["fields"].items() if box.value]
-        return {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
-                "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
-
-    def show(after, warnings) -> None:
+        r = {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
+             "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
+        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
         summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
                          f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+        return r, after, steps
 
-    def figs():
-        r = recipe()
-        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
-        show(after, warnings)
-        return (charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top),
-                charts.trim_before_after(tokens_before, after, cap=cap),
-                charts.trim_steps(steps))
-
-    built = figs()
-    figures = {name: go.FigureWidget(f) for name, f in zip(("fields", "results", "steps"), built, strict=True)}
+    r, after, steps = trimmed()
+    figures = {"fields": go.FigureWidget(charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top)),
+               "results": go.FigureWidget(charts.trim_before_after(tokens_before, after, cap=cap)),
+               "steps": go.FigureWidget(charts.trim_steps(steps))}
 
     def on_change() -> None:
-        r = recipe()
-        after, steps, warnings = trim_many(picked, encoding=encoding, **r)
-        show(after, warnings)
+        r, after, steps = trimmed()
         refresh(figures["fields"], charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top))
         with figures["results"].batch_update():  # same bars and cap line: only the trimmed sizes change
             figures["results"].data[1].y = after
@@ -351,3 +346,36 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
                                     summary, figures["fields"], figures["results"], figures["steps"]])
     box.update = on_change
     return box
+
+
+def _one_tools_results(sources, tool: str | None, cap: int, encoding: str | None) -> tuple[str, list, list[int]]:
+    """(tool, its results, their tokens): `tool`, or the one whose results hold the most tokens.
+
+    Raises InputError when the sources hold no results, or none of `tool`."""
+    from ..errors import InputError
+    from ..inputs.payload_sources import read_payloads
+    from ..measuring.responses import measure_responses
+
+    payloads, _ = read_payloads(*sources)
+    if not payloads:
+        raise InputError("response_explorer: the sources hold no results")
+    before = measure_responses(*payloads, encoding=encoding, cap=cap)
+    tool = tool or str(before.groupby("tool", sort=False)["tokens"].sum().idxmax())
+    picked = [p for p, t in zip(payloads, before["tool"], strict=True) if t == tool]
+    if not picked:
+        raise InputError(f"response_explorer: no results for tool {tool!r}; found {', '.join(sorted(set(before['tool'])))}")
+    return tool, picked, before.loc[before["tool"] == tool, "tokens"].tolist()
+
+
+def _response_controls(fields: list[str]) -> dict[str, Any]:
+    """A checkbox per field (all ticked), and the truncation, list cap and serialization choices."""
+    import ipywidgets as W
+
+    from ..core.choices import SERIALIZATIONS
+
+    return {
+        "fields": {f: W.Checkbox(value=True, description=f, indent=False, layout={"width": "220px"}) for f in fields},
+        "truncate": W.Dropdown(options=TRUNCATE_CHOICES, value=None, description="truncate strings"),
+        "max_items": W.Dropdown(options=LIST_CAP_CHOICES, value=None, description="list cap"),
+        "serialize": W.Dropdown(options=list(SERIALIZATIONS), value="json", description="serialize"),
+    }

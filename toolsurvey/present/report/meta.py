@@ -26,7 +26,7 @@ def short_hash(path: Path) -> str:
 
 def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any = None) -> dict:
     """The date, toolsurvey's version and the inputs as [(role, name, short sha256 or "")]."""
-    from .. import __version__
+    from ... import __version__
 
     inputs = []
     for role, src in [*(("registry", s) for s in sources), ("scenario", scenario), ("usage log", usage),

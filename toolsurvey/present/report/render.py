@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from . import markdown as md
+from .. import markdown as md
+from ..units import money, whole
 
 # Column name -> (label a reader sees, format). Formats: int, pct, usd, float, float1, text.
 COLUMNS = {
@@ -32,29 +33,15 @@ COLUMNS = {
 }
 
 
-def fmt_int(v: float) -> str:
-    """`v` rounded to a whole number, with thousands separators."""
-    return f"{int(round(v)):,}"
-
-
-def usd(v: float) -> str:
-    """Dollars with the decimals a figure of its size needs; NaN (not priced) says so."""
-    if v != v:  # NaN: the simulation did not price it (over the context window)
-        return "not priced"
-    if v == 0:
-        return "$0"
-    return f"${v:,.0f}" if abs(v) >= 100 else f"${v:,.2f}" if abs(v) >= 0.1 else f"${v:,.4f}"
-
-
 def _cell(v: Any, fmt: str) -> str:
     if v is None or (not isinstance(v, str) and pd.isna(v)):
         return ""
     if fmt == "int":
-        return fmt_int(float(v))
+        return whole(v)
     if fmt == "pct":
         return f"{float(v):.1%}"
     if fmt == "usd":
-        return usd(float(v))
+        return money(float(v))
     if fmt == "float":
         return f"{float(v):,.2f}"
     if fmt == "float1":
@@ -99,7 +86,7 @@ def _plotly_js() -> str:
 
 
 def _figure_script(fig: Any, div_id: str) -> str:
-    # The charts already write third-party text as entities (charts.safe_text), which plotly.js
+    # The charts already write third-party text as entities (charts.labels.safe_text), which plotly.js
     # draws literally instead of as its pseudo-HTML (<a href>, <b>, <br>); escaping again here
     # would show '&lt;'. plotly's JSON encoder writes < > / as \u escapes, so no string from the data can close
     # the script element; the check makes sure that stays true.
@@ -119,7 +106,7 @@ def render_html(r: Any) -> str:
     import jinja2
     from markupsafe import Markup
 
-    from .. import __version__
+    from ... import __version__
 
     scripts, views = [], []
     n = 0

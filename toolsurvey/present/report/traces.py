@@ -2,39 +2,22 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+import pandas as pd
 
-def for_report(traces: Any, usage: Any) -> tuple[Any, Any]:
-    """(Traces or None, usage): traces loaded from `traces`, or from `usage` when that is a trace path,
-    in which case the usage log becomes the traces' tool calls (read once)."""
-    from ..inputs.traces.files import is_trace_file
-    from ..inputs.traces.load import load_traces
-    from ..inputs.traces.tables import Traces
-
-    from_usage = traces is None and isinstance(usage, (str, os.PathLike)) and is_trace_file(usage)
-    if from_usage:
-        traces = usage
-    if traces is None:
-        return None, usage
-    tr = traces if isinstance(traces, Traces) else load_traces(traces)
-    return tr, tr.to_usage() if from_usage else usage
+from ...model.fit import compare, fit_scenario
+from ..units import money
+from .document import NOT_PRICED, Headline, Section, Table
 
 
-def section(tr: Any):
+def traces_section(tr: Any) -> Section:
     """The section, built from `compare(tr, fit_scenario(tr))` and the traces' own totals."""
-    import pandas as pd
-
-    from ..model.fit import compare, fit_scenario
-    from .report import Headline, Section, Table
-    from .report_render import usd
-
     s = Section("traces", "What your traces say")
     r = tr.requests
     billed = float(r["cost"].sum())
     s.text.append(f"The traces hold {len(tr.sessions):,} session(s), {len(r):,} model request(s) and "
-                  f"{len(tr.calls):,} tool call(s); they were billed {usd(billed)} in total. "
+                  f"{len(tr.calls):,} tool call(s); they were billed {money(billed, missing=NOT_PRICED)} in total. "
                   f"Requests were counted once each: {tr.dedup}.")
     try:
         sc = fit_scenario(tr)
@@ -43,9 +26,9 @@ def section(tr: Any):
         s.missing = f"Not compared with the simulation: {e}"
         return s
     total = table.iloc[-1]
-    s.figures += [Headline("traces_billed", "billed, from the traces", billed, usd(billed)),
+    s.figures += [Headline("traces_billed", "billed, from the traces", billed, money(billed, missing=NOT_PRICED)),
                   Headline("traces_simulated", "simulated for the same sessions", float(total["simulated"]),
-                           usd(float(total["simulated"]))),
+                           money(float(total["simulated"]), missing=NOT_PRICED)),
                   Headline("traces_error", "simulation error vs the bill", float(total["error"]),
                            f"{total['error']:+.1%}")]
     s.text.append(f"Measured against the simulation: {table.attrs['verdict']}. The simulated scenario is fitted "

@@ -1,0 +1,80 @@
+"""Charts of tool results: which fields cost the tokens, what trimming saves, and result tokens per tool."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from .labels import safe_text, short_ticks, tool_label
+
+
+def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
+    """Horizontal bars of the costliest response fields (`toolsurvey.rank_fields` rows), coloured by
+    whether a trimming recipe keeps them when a `keep` column is present."""
+    rows = ranked.sort_values("tokens", ascending=False, kind="stable").head(top).iloc[::-1]
+    label = pd.Series(safe_text(rows["tool"].astype(str) + " " + rows["path"].astype(str)), index=rows.index)
+    colors = {"kept": "#00cc96", "part": "#ffa15a", "dropped": "#ef553b"}
+    groups = rows["keep"] if "keep" in rows else pd.Series("all fields", index=rows.index)
+    fig = go.Figure([
+        go.Bar(y=label[groups == g], x=rows.loc[groups == g, "tokens"], orientation="h", name=str(g),
+               marker_color=colors.get(g, "#636efa"), customdata=rows.loc[groups == g, "share"] * 100,
+               hovertemplate="%{y}: %{x:,} tokens (%{customdata:.1f}%)<extra></extra>")
+        for g in dict.fromkeys(groups)
+    ])
+    fig.update_layout(title=title or "Which response fields cost the tokens (all samples)", barmode="stack",
+                      xaxis_title="tokens across all samples", yaxis_title="field (tool, JSON path)",
+                      yaxis_categoryorder="array", yaxis_categoryarray=list(label),
+                      legend_title="recipe", height=max(300, 60 + 24 * len(rows)))
+    short_ticks(fig, "y", list(label))
+    return fig
+
+
+def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
+                      title: str | None = None) -> go.Figure:
+    """Tokens of each result before and after a trimming recipe, against a cap line."""
+    before, after = list(before), list(after)
+    labels = safe_text(labels if labels is not None else range(1, len(before) + 1))
+    fig = go.Figure([
+        go.Bar(x=labels, y=before, name="as received", marker_color="#8c8c8c",
+               hovertemplate="%{x}: %{y:,} tokens<extra>as received</extra>"),
+        go.Bar(x=labels, y=after, name="trimmed", marker_color="#00cc96",
+               hovertemplate="%{x}: %{y:,} tokens<extra>trimmed</extra>"),
+    ])
+    if cap is not None:
+        fig.add_hline(y=cap, line_dash="dash", line_color="red", annotation_text=f"cap {cap:,.0f} tokens")
+    fig.update_layout(title=title or trim_title(before, after),
+                      barmode="group", xaxis_title="result", yaxis_title="tokens per result")
+    return fig
+
+
+def trim_title(before, after) -> str:
+    """`trim_before_after`'s default title: the totals before and after and the ratio."""
+    total_b, total_a = sum(before), sum(after)
+    ratio = f", {total_b / total_a:.1f}x smaller" if total_a else ""
+    return f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}"
+
+
+def trim_steps(steps, *, title: str | None = None) -> go.Figure:
+    """Waterfall of a trimming recipe: tokens as received, then what each step saved."""
+    steps = list(steps)
+    fig = go.Figure(go.Waterfall(
+        x=safe_text(s["step"] for s in steps) + ["after"],
+        y=[steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
+        measure=["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
+        hovertemplate="%{x}: %{y:,} tokens<extra></extra>"))
+    fig.update_layout(title=title or "What each trimming step saves", xaxis_title="step", yaxis_title="tokens")
+    return fig
+
+
+def result_tokens(table: pd.DataFrame, *, x: str = "response_tokens_total", top: int = 15,
+                  title: str | None = None) -> go.Figure:
+    """Result tokens by tool from a usage summary (`toolsurvey.usage.summarize`), largest first."""
+    rows = table.nlargest(top, x).iloc[::-1]
+    label = safe_text(tool_label(rows))  # names from a usage log: shown literally, never as markup
+    fig = go.Figure(go.Bar(x=rows[x], y=label, orientation="h",
+                           hovertemplate="%{y}: %{x:,.0f} tokens<extra></extra>"))
+    fig.update_layout(title=title or f"Result tokens in the usage log, top {len(rows)} tools",
+                      xaxis_title="result tokens in the log", yaxis_title="tool (server/name)",
+                      xaxis_tickformat=",.0f", height=max(300, 26 * len(rows) + 140))
+    short_ticks(fig, "y", label)
+    return fig

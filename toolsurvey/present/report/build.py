@@ -1,0 +1,99 @@
+"""`report()`: resolve the report's inputs once, build each section from them, and assemble the Report."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...advice.audit.run import audit
+from ...advice.baseline import baseline
+from ...advice.diff import as_registry, measure_settings
+from ...inputs.sources import usage_and_traces
+from ...inputs.usage import summarize
+from ...measuring.footprint import footprint, tools_only
+from ...model.assumed import with_options
+from .document import Report, Section
+from .inputs import USAGE_WINDOW_DAYS, Inputs, simulate_quietly
+from .meta import meta
+from .method import method_section
+from .plan import plan_section
+from .responses import responses_section
+from .sensitivity import sensitivity_section
+from .summary import summary_section
+from .surface import findings_section, surface_section
+from .traces import traces_section
+
+
+def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
+           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
+           tasks_per_day: float | None = None, caching: str | None = None,
+           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None) -> Report:
+    """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
+    and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
+    scenario's. Every key assumption not given is named in the executive summary.
+    Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
+    plan's "before". `own` names the servers the user owns (merges may join their tools).
+    Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
+
+    Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
+    """
+    reg = as_registry(reg)
+    named = {"scenario": scenario, "usage": usage, "traces": traces}  # the inputs as given, for the meta line
+    sc, stated, missing = _scenario(scenario, model=model, encoding=encoding, render=render,
+                                    tasks_per_day=tasks_per_day, caching=caching,
+                                    system_prompt_tokens=system_prompt_tokens)
+    table = footprint(reg, **{"render": "json", **measure_settings(sc)})
+    traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
+    inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing)
+    return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
+                  inp.levers, meta=meta(reg.sources, **named))
+
+
+def _scenario(scenario: Any, *, model: str | None, encoding: str | None, render: str | None,
+              **options: Any) -> tuple[Any, set[str], dict[str, str]]:
+    """The scenario with the options given applied, the fields stated, and the note when there was none."""
+    missing = {}
+    if scenario is None:
+        missing["scenario"] = ("no scenario file was given, so the simulation's default assumptions are "
+                               "used; pass --scenario to use yours")
+    sc, stated = with_options(scenario, **options)
+    if model:
+        stated.add("model")
+    # The options given win over the scenario's, for the simulation too, so that both agree.
+    given = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
+    return dataclasses.replace(sc, **given), stated, missing
+
+
+def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own: Any, stated: set[str],
+            missing: dict[str, str]) -> Inputs:
+    """The usage log summarized, today's scenario (with the log's mean result) simulated, and the audit."""
+    log = summary = None
+    if usage is None:
+        missing["usage"] = "no usage log was given (--usage FILE)"
+    else:
+        log = usage
+        # The same 90-day window as the plan's "never called", so both name the same tools.
+        summary = summarize(log, reg, window_days=USAGE_WINDOW_DAYS)
+    today = baseline(reg, sc, log)
+    run = simulate_quietly(reg, today)
+    return Inputs(reg, table, today, run, audit(reg, own=own), given_response_tokens=sc.response_tokens.expected(),
+                  top=top, usage=summary, usage_log=log, missing=missing, stated=stated, own=own)
+
+
+def _sections(inp: Inputs, traces: Any) -> list[Section]:
+    planned = plan_section(inp)  # before the summary, which quotes the plan's result
+    sections = [summary_section(inp), surface_section(inp), findings_section(inp), responses_section(inp), planned,
+                sensitivity_section(inp), method_section(inp)]
+    if traces is not None:
+        sections.insert(-1, traces_section(traces))
+    return sections
+
+
+def _subtitle(reg: Any, table: pd.DataFrame) -> str:
+    n_tools, n_servers = len(tools_only(table)), len(reg.servers)
+    sources = ", ".join(Path(s).name for s in reg.sources) or "a registry built in code"
+    return (f"{n_tools:,} tool{'s' * (n_tools != 1)} in {n_servers:,} server{'s' * (n_servers != 1)}, "
+            f"from {sources}")
