@@ -13,7 +13,7 @@ OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 def test_report_without_a_scenario_names_every_default_it_assumed():
     text = ts.report(ts.load(OPS)).summary_text().replace("\n", " ")
     assert "Assumed, not given:" in text
-    for part in ("model claude-sonnet-4-5", "requests per task before wrong calls 9", "system prompt (tokens) 0",
+    for part in ("model claude-sonnet-4-5", "requests per task 9", "system prompt (tokens) 0",
                  "user message (tokens) 0", "prompt caching none (auto", "tasks per day 1,000"):
         assert part in text, part
 

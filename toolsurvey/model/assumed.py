@@ -12,10 +12,10 @@ from .scenario import Scenario, load_scenario
 # Scenario and run fields in words a reader knows: the one label table of the report's assumptions and
 # of the "Assumed, not given" line.
 FIELD_LABELS = {
-    "name": "scenario", "model": "model", "steps": "requests per task before wrong calls",
-    "strategy": "which tools each request carries", "visible_set": "visible set", "caching": "prompt caching",
+    "name": "scenario", "model": "model", "steps": "requests per task",
+    "strategy": "visible tools", "visible_set": "visible set", "caching": "prompt caching",
     "system_prompt_tokens": "system prompt (tokens)", "user_message_tokens": "user message (tokens)",
-    "call_tokens": "one tool call's output (tokens)", "response_tokens": "one tool result (tokens)",
+    "call_tokens": "tool call (tokens)", "response_tokens": "tool result (tokens)",
     "answer_tokens": "final answer (tokens)", "wrong_call_steps": "extra requests per wrong tool call",
     "tasks_per_day": "tasks per day", "days_per_month": "days per month", "render": "tool rendering",
     "tool_tokens_method": "tool definitions measured as", "caching_used": "prompt caching used",
