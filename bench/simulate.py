@@ -3,7 +3,7 @@
     .venv/bin/python bench/simulate.py [--subset 400]
 
 Sweeps steps 1-20 x visible 6/12/25/40/63 x 4 strategies x every bundled model x 2 caching modes
-on the sample registry, then times the oracle (tests/test_simulation_oracle.py) on a random subset
+on the sample registry, then times the oracle (tests/model/test_simulation_oracle.py) on a random subset
 of the same scenarios, checks that both agree, and prints the per-scenario speed-up.
 """
 

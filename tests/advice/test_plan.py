@@ -368,7 +368,7 @@ def test_layers_run_one_way():
     import importlib.util
     import pkgutil
 
-    import toolsurvey.advice.audit.run as audit_pkg
+    import toolsurvey.advice.audit as audit_pkg
     import toolsurvey.advice.plan as plan_pkg
 
     def imports(module):

@@ -1,6 +1,6 @@
 """TF-IDF rows and cosine nearest neighbours with numpy alone, so the core install needs neither scipy
 nor scikit-learn (about 190 MB). The weights are scikit-learn's `TfidfVectorizer(stop_words="english",
-sublinear_tf=True)`: tests/test_tfidf.py checks them, and the neighbours, against scikit-learn."""
+sublinear_tf=True)`: tests/advice/test_tfidf.py checks them, and the neighbours, against scikit-learn."""
 
 from __future__ import annotations
 

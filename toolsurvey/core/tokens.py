@@ -23,7 +23,7 @@ SHIPPED = {
 }
 
 # tiktoken's split patterns and special tokens for the shipped encodings, as in
-# tiktoken_ext/openai_public.py; tests/test_tokens.py checks they still agree with tiktoken.
+# tiktoken_ext/openai_public.py; tests/core/test_tokens.py checks they still agree with tiktoken.
 _O200K_PAT = "|".join(
     [
         r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",

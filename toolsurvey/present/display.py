@@ -75,10 +75,10 @@ def notebook_mode(*, static: bool = False) -> list[str]:
     except ImportError:
         pass
     else:
-        from . import views as _rich
+        from . import views
 
         itables.init_notebook_mode(all_interactive=False, connected=False)
-        _rich.ITABLES["on"] = True
+        views.ITABLES["on"] = True
     display(HTML('<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>'
                  f'<script type="text/javascript">{get_plotlyjs()}</script>'))
     return names

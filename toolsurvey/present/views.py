@@ -25,7 +25,7 @@ from .units import (
 )
 
 SHOWN_ROWS = 30  # rows shown in a Jupyter view before "... N more rows" (itables, when installed, pages them)
-ITABLES = {"on": False}  # set by toolsurvey.display.notebook_mode once itables' JavaScript is in the notebook
+ITABLES = {"on": False}  # set by toolsurvey.present.display.notebook_mode once itables' JavaScript is in the notebook
 
 
 def styler(df: pd.DataFrame, *, unit_column: str | None = None):

@@ -106,7 +106,7 @@ def _box(controls: dict, figures: dict, children: list):
 
     box = W.VBox(children)
     box.controls, box.figures = controls, figures
-    # Shown with a static copy of its charts, which exported notebooks keep (see toolsurvey.display).
+    # Shown with a static copy of its charts, which exported notebooks keep (see toolsurvey.present.display).
     box._ipython_display_ = lambda: show_with_static_copy(box)
     return box
 

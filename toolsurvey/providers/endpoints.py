@@ -35,7 +35,7 @@ class Provider:
     key_vars: tuple[str, ...]  # environment variables holding the key, first set wins
     base_url_var: str  # environment variable overriding the base URL (as the provider's SDK reads it)
     default_base_url: str
-    tools_format: str  # toolsurvey.formats.dump format of the `tools` value
+    tools_format: str  # toolsurvey.inputs.formats.dump format of the `tools` value
     render: str  # the offline rendering closest to what the provider sends the model
     concurrency: int  # requests in flight at once (well under the lowest tier's rate limit)
     max_body_bytes: int  # the documented request size limit

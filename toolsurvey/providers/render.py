@@ -143,7 +143,7 @@ def render_openai(tool: Tool, c: dict[str, int]) -> Rendered:
     """The cookbook's count: `name:description`, one `key:type:description` line per property,
     enum items, and per-function/per-property constants. A property with nested structure (an
     object with properties, an array of such, a `$ref` or an `anyOf`), which the cookbook leaves
-    out, has as its type the TypeScript text openai-chat-tokens documents (toolsurvey._tsdefs)."""
+    out, has as its type the TypeScript text openai-chat-tokens documents (toolsurvey.providers.typescript)."""
     r = Rendered(constants={"structure": c["func_init"]})
     desc = _strip_period(tool.description or "")
     r.chunks.append([(f"{tool.name}:", "name"), (desc, "description")])

@@ -68,7 +68,7 @@ def trim_steps(steps, *, title: str | None = None) -> go.Figure:
 
 def result_tokens(table: pd.DataFrame, *, x: str = "response_tokens_total", top: int = 15,
                   title: str | None = None) -> go.Figure:
-    """Result tokens by tool from a usage summary (`toolsurvey.usage.summarize`), largest first."""
+    """Result tokens by tool from a usage summary (`toolsurvey.inputs.usage.summarize`), largest first."""
     rows = table.nlargest(top, x).iloc[::-1]
     label = safe_text(tool_label(rows))  # names from a usage log: shown literally, never as markup
     fig = go.Figure(go.Bar(x=rows[x], y=label, orientation="h",
