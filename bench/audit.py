@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from toolsurvey.advice.audit.run import audit
-from toolsurvey.advice.folding import Folder  # noqa: E402
-from toolsurvey.advice.similarity import similar_pairs  # noqa: E402
+from toolsurvey.advice.similarity.folding import Folder  # noqa: E402
+from toolsurvey.advice.similarity.pairs import similar_pairs  # noqa: E402
 from toolsurvey.advice.thresholds import load_config  # noqa: E402
 from toolsurvey.core.registry import Registry, Tool  # noqa: E402
 

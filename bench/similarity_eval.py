@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 from _shared_data import SIMILARITY_GITHUB, SIMILARITY_PAIRS, shared_or_skip, similarity_tools  # noqa: E402
 
-from toolsurvey.advice.pair_features import FEATURES, score, scored_pairs  # noqa: E402
-from toolsurvey.advice.similarity import METHODS, similar_pairs  # noqa: E402
+from toolsurvey.advice.similarity.pair_features import FEATURES, score, scored_pairs  # noqa: E402
+from toolsurvey.advice.similarity.pairs import METHODS, similar_pairs  # noqa: E402
 from toolsurvey.advice.thresholds import load_config  # noqa: E402
 
 
@@ -137,7 +137,7 @@ import resource, sys
 sys.path[:0] = [{root!r}, {bench!r}]
 from audit import registry
 from toolsurvey.advice.thresholds import load_config
-from toolsurvey.advice.similarity import similar_pairs
+from toolsurvey.advice.similarity.pairs import similar_pairs
 cfg = load_config()["similarity"]
 reg = registry({n}, 1)
 similar_pairs(registry(50, 2), config=cfg)  # imports and first-use allocations outside the measure

@@ -60,7 +60,7 @@ _EXPORTS = {
     "report": "present.report.build",
     "audit": "advice.audit.run",
     "RULES": "advice.audit.run",
-    "similar_pairs": "advice.similarity",
+    "similar_pairs": "advice.similarity.pairs",
     "load_usage": "inputs.sources",
     "Usage": "inputs.usage",
     "plan": "advice.plan.stages",

@@ -6,9 +6,9 @@ from _public_data import SIMILARITY_GITHUB, SIMILARITY_PAIRS, similarity_tools
 from conftest import ROOT, shared
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from toolsurvey.advice.folding import Folder, name_words
-from toolsurvey.advice.similarity import clusters, similar_pairs
-from toolsurvey.advice.similarity import components as _components
+from toolsurvey.advice.similarity.folding import Folder, name_words
+from toolsurvey.advice.similarity.pairs import clusters, similar_pairs
+from toolsurvey.advice.similarity.pairs import components as _components
 from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.errors import InputError
@@ -90,8 +90,8 @@ def test_empty_and_stop_word_only_registries():
 def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch):
     import random
 
-    import toolsurvey.advice.neighbours as S
-    import toolsurvey.advice.tfidf as T
+    import toolsurvey.advice.similarity.neighbours as S
+    import toolsurvey.advice.similarity.tfidf as T
 
     rng = random.Random(3)
     vocab = [f"w{i}" for i in range(30)]
@@ -115,7 +115,7 @@ def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch)
 def test_a_large_block_pairs_each_tool_with_its_nearest_members_only():
     # 30 servers each with a `list_alerts`: one action-and-object block. Up to k + 1 members every pair is
     # a candidate; beyond, each member meets its k nearest (here its twin, same team), not all 29 others
-    from toolsurvey.advice.pair_features import scored_pairs
+    from toolsurvey.advice.similarity.pair_features import scored_pairs
 
     tools = [Tool("list_alerts", f"Lists the open alerts of team{i // 2} with severity and owner.",
                   {"type": "object"}, server=f"s{i}") for i in range(30)]
@@ -182,7 +182,7 @@ import resource, sys
 sys.path[:0] = [{str(root)!r}, {str(root / "bench")!r}]
 from audit import registry
 from toolsurvey.advice.thresholds import load_config
-from toolsurvey.advice.similarity import similar_pairs
+from toolsurvey.advice.similarity.pairs import similar_pairs
 cfg, reg = load_config()["similarity"], registry(20000, 1)
 similar_pairs(registry(50, 2), config=cfg)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -8,9 +8,9 @@ from _public_data import load_real_tools
 from conftest import shared
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
-from toolsurvey.advice.folding import Folder
-from toolsurvey.advice.neighbours import nearest_in, neighbours, tfidf
-from toolsurvey.advice.tfidf import Tfidf, stop_words, top_k
+from toolsurvey.advice.similarity.folding import Folder
+from toolsurvey.advice.similarity.neighbours import nearest_in, neighbours, tfidf
+from toolsurvey.advice.similarity.tfidf import Tfidf, stop_words, top_k
 from toolsurvey.advice.thresholds import load_config
 
 

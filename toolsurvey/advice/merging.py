@@ -11,9 +11,9 @@ import pandas as pd
 
 from ..core.registry import Registry, Tool
 from ..errors import InputError
-from .folding import name_words
 from .ownership import can_merge
-from .similarity import components
+from .similarity.folding import name_words
+from .similarity.pairs import components
 from .visibility import Visibility
 
 

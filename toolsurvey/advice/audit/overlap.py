@@ -11,7 +11,7 @@ from ...core.registry import Registry, Tool
 from ...measuring.tool_tokens import tool_tokens
 from ..merging import access, merge_groups, merge_saving, split_pairs
 from ..ownership import can_merge
-from ..similarity import similar_pairs
+from ..similarity.pairs import similar_pairs
 from .rule import Hit, short
 
 

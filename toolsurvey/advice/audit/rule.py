@@ -12,7 +12,7 @@ from ...core.registry import Tool
 from ...core.text import quoted
 from ...core.tokens import count
 from ...measuring.tool_tokens import tool_tokens
-from ..folding import name_words, stem
+from ..similarity.folding import name_words, stem
 
 MAX_DEPTH = 64  # schemas nested deeper than this are not walked further (and never hang)
 

@@ -17,7 +17,7 @@ from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
 from ...measuring.trimming.pipeline import trim as trim_payload
 from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
-from ..similarity import similar_pairs
+from ..similarity.pairs import similar_pairs
 from ..visibility import visibility
 from .actions import Action, Plan
 from .outcome import finish

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..core.registry import Registry, Tool
+from ...core.registry import Registry, Tool
 from .folding import Folder, first_sentence, name_words, stem
 from .neighbours import NEIGHBOURS, embeddings, nearest_in, neighbours, tfidf
 

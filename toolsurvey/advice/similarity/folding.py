@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..core.registry import Tool
+from ...core.registry import Tool
 
 
 def name_words(name: str) -> list[str]:

@@ -8,8 +8,8 @@ from array import array
 import numpy as np
 import pandas as pd
 
-from ..core.registry import Registry
-from ..errors import InputError
+from ...core.registry import Registry
+from ...errors import InputError
 from .pair_features import score, scored_pairs
 
 PAIR_COLUMNS = ["server_a", "tool_a", "server_b", "tool_b", "score", "basis", "cluster"]
@@ -73,7 +73,7 @@ def similar_pairs(reg: Registry, *, threshold: float | None = None, method: str 
     out["basis"] = out["basis"].astype(object)
     out = out.sort_values(["cluster", "score", "server_a", "tool_a", "server_b", "tool_b"],
                           ascending=[True, False, True, True, True, True], kind="stable")
-    out.attrs.update(method=f"{method}: see toolsurvey.advice.similarity.similar_pairs", threshold=threshold)
+    out.attrs.update(method=f"{method}: see toolsurvey.advice.similarity.pairs.similar_pairs", threshold=threshold)
     return out.reset_index(drop=True)
 
 

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core.assumptions import bundled_text
+from ...core.assumptions import bundled_text
 
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 BLOCK = 1 << 22  # cells (similarities or expanded postings) held at once per slice of rows: tens of MB

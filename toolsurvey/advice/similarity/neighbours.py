@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from .tfidf import BLOCK, Tfidf, top_k
 
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
