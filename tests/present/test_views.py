@@ -88,7 +88,7 @@ def test_run_diff_and_report_views():
 
 
 def test_long_tables_are_cut_or_paged_by_itables(monkeypatch):
-    from toolsurvey.present import views as _rich
+    from toolsurvey.present import tables as _rich
 
     findings = ts.audit(ts.load(OPS))
     assert len(findings) > _rich.SHOWN_ROWS
