@@ -1,11 +1,13 @@
 """The rich (HTML) and plain views of toolsurvey's results in Jupyter: headline figures, then tables
-with units (`tables`), each view one block MathJax leaves alone.
+with units (`tables`), each view one block MathJax leaves alone. Assumptions and warnings have
+views of their own (`caveats`).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from .caveats import assumptions_html, assumptions_text, warnings_html, warnings_list, warnings_text
 from .tables import rich_html
 from .units import MONEY_UNITS, is_missing, money, number, percent, plural
 
@@ -86,7 +88,7 @@ def _plan_lines(p) -> tuple[str, list[str]]:
         if r is not None:
             fmt = money if r.unit in MONEY_UNITS else lambda v, u=r.unit: f"{number(v)} {u}"
             lines.append(f"{metric}: {change(r.before, r.after, fmt)}")
-    return title, lines + [f"warning: {w}" for w in p.warnings[:5]]
+    return title, lines
 
 
 def plan_html(p) -> str:
@@ -94,11 +96,13 @@ def plan_html(p) -> str:
     actions = p.actions_table().sort_values("tokens_per_task", ascending=False, kind="stable")
     return rich_html(title, lines, [("Before and after (simulated)", p.table, "unit"),
                                     ("After each stage", p.stages, None),
-                                    ("Actions, largest saving first", actions, None)])
+                                    ("Actions, largest saving first", actions, None)],
+                     after=warnings_list(p.warnings))
 
 
 def plan_text(p) -> str:
-    return plain(*_plan_lines(p))
+    title, lines = _plan_lines(p)
+    return plain(title, lines + [f"warning: {w}" for w in p.warnings[:5]])
 
 
 # Columns of a run's request-by-request table; the prompt parts that are the same on every request
@@ -117,7 +121,7 @@ def _run_lines(run) -> tuple[str, list[str]]:
              f"{percent(s.get('wrong_rate'))}, success {percent(s.get('success'))}",
              f"{money(s.get('cost_per_task'))} per task, {money(s.get('cost_per_completed_task'))} per completed task, "
              f"{money(s.get('cost_per_month'))} per month"]
-    return title, lines + [f"warning: {w}" for w in run.warnings[:5]]
+    return title, lines
 
 
 def _steps_view(steps: pd.DataFrame) -> tuple[str, pd.DataFrame]:
@@ -134,11 +138,12 @@ def run_html(run) -> str:
     tables = [(*_steps_view(run.steps), None)]
     if run.percentiles is not None:
         tables.insert(0, ("Monte Carlo percentiles", run.percentiles.reset_index(names=""), None))
-    return rich_html(title, lines, tables)
+    return rich_html(title, lines, tables, after=warnings_list(run.warnings))
 
 
 def run_text(run) -> str:
-    return plain(*_run_lines(run))
+    title, lines = _run_lines(run)
+    return plain(title, lines + [f"warning: {w}" for w in run.warnings[:5]])
 
 
 def _diff_lines(d) -> tuple[str, list[str]]:
@@ -184,6 +189,8 @@ _VIEWS = {
     "run": (run_text, run_html),
     "diff": (diff_text, diff_html),
     "report": (report_text, report_html),
+    "assumptions": (assumptions_text, assumptions_html),
+    "warnings": (warnings_text, warnings_html),
 }
 
 
