@@ -207,19 +207,44 @@ def litellm_source() -> dict[str, str]:
 
 
 @cache
+def _litellm_doc(cached: tuple[str, float] | None) -> dict:
+    """LiteLLM's price file as parsed JSON: the fetched one (`cached`: its path and mtime), else the
+    bundled snapshot. Raises InputError when the fetched file is unusable."""
+    src = litellm_source()
+    if not src["path"]:
+        return json.loads(gzip.decompress(bundled_bytes(_overrides_doc()["litellm"]["file"])))
+    try:
+        doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+        litellm_rows(doc, src["path"])
+    except (InputError, OSError) as e:
+        raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
+                         f"again, or delete {src['path']} to use the bundled snapshot") from None
+    return doc
+
+
+def _cached_file() -> tuple[str, float] | None:
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    return (str(cached), cached.stat().st_mtime) if cached.is_file() else None
+
+
+def tool_calling_models() -> dict[str, str]:
+    """The models of LiteLLM's price file an agent can run on, name -> provider: `mode` "chat" with
+    `supports_function_calling`, less speech models (`supports_audio_output`, or a "-tts" name),
+    fine-tune templates ("ft:") and a "provider/" name where the model is also listed without it."""
+    providers = _provider_map()
+    rows = {n: r for n, r in _litellm_doc(_cached_file()).items()
+            if isinstance(r, dict) and r.get("mode") == "chat" and r.get("supports_function_calling") is True
+            and not r.get("supports_audio_output") and not n.endswith("-tts") and not n.startswith("ft:")}
+    return {n: providers.get(str(r.get("litellm_provider", "")), str(r.get("litellm_provider", "")))
+            for n, r in rows.items() if "/" not in n or n.split("/", 1)[1] not in rows}
+
+
+@cache
 def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
     """The default table: the bundled overrides, then LiteLLM's file on top (its values win, the
     overrides fill only what it lacks), then provider defaults for anything still missing."""
     src = litellm_source()
-    if src["path"]:
-        try:
-            doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
-            litellm_rows(doc, src["path"])
-        except (InputError, OSError) as e:
-            raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
-                             f"again, or delete {src['path']} to use the bundled snapshot") from None
-    else:
-        doc = json.loads(gzip.decompress(bundled_bytes(_overrides_doc()["litellm"]["file"])))
+    doc = _litellm_doc(cached)
     rows = _toml_rows(_overrides_doc(), "toolsurvey/assumptions/prices.toml")
     for row in rows.values():
         row["_origins"] = {k: row["_origin"] for k in row}
@@ -237,8 +262,7 @@ def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
 
 def bundled_prices() -> dict[str, Price]:
     """The default price table: LiteLLM's file (user cache or shipped snapshot) + the bundled overrides."""
-    cached = cache_dir() / "model_prices_and_context_window.json"
-    return dict(_default_prices((str(cached), cached.stat().st_mtime) if cached.is_file() else None))
+    return dict(_default_prices(_cached_file()))
 
 
 def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:
