@@ -70,6 +70,10 @@ _EXPORTS = {
     "Traces": "inputs.traces.tables",
     "fit_scenario": "model.fit",
     "compare": "model.fit",
+    "retrieval_eval": "measuring.retrieval.evaluation",
+    "RetrievalEval": "measuring.retrieval.evaluation",
+    "load_queries": "inputs.queries",
+    "Query": "inputs.queries",
 }
 
 __all__ = sorted(_EXPORTS)
