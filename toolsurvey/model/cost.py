@@ -99,10 +99,12 @@ def row_parameters(ctx: Context, groups: list[Scenario], pick: np.ndarray | None
     n = len(pick)
     g_prices = [ctx.price(sc) for sc in groups]
     g_profs = [ctx.profile(sc, ctx.table(sc, pr)) for sc, pr in zip(groups, g_prices, strict=True)]
-    searches = _per_row([p.searches for p in g_profs], pick)[:, 0]
+    searches = _per_row([p.searches if p.expected_searches is None else p.expected_searches for p in g_profs],
+                        pick)[:, 0]
     wrong_steps = _per_row([sc.wrong_call_steps for sc in groups], pick)[:, 0]
     expand = _expander(g_profs, pick)
     mean_visible, wrong, success = _accuracy(ctx, groups, pick, expand, searches + steps)
+    success = success * _per_row([p.found for p in g_profs], pick)[:, 0]  # search misses (model/misses.py)
     calls = expected_calls(searches, steps, wrong, wrong_steps)
     k = int(np.max(np.ceil(calls))) + 2  # enough requests for the longest task: its calls and answer
     prefix, loaded, visible, block = expand(k)
