@@ -57,7 +57,7 @@ def test_half_of_searches_missing_by_hand():
 
 def test_lower_quality_costs_strictly_more_per_completed_task():
     costs = [run(search_quality=q).summary["cost_per_completed_task"] for q in (1.0, 0.95, 0.8, 0.5, 0.2)]
-    assert all(a < b for a, b in zip(costs, costs[1:]))
+    assert all(a < b for a, b in zip(costs, costs[1:], strict=False))
 
 
 def test_retrieval_miss_fails_the_task():

@@ -132,15 +132,7 @@ def run(args: argparse.Namespace) -> int:
 
         base = baseline(reg, base, args.usage)
     if args.queries:
-        import dataclasses
-
-        from ..errors import InputError
-        from ..measuring.retrieval.evaluation import retrieval_eval
-
-        if reg is None:
-            raise InputError("--queries needs a registry to search")
-        axes.pop("search_quality", None)
-        base = dataclasses.replace(base, search_quality=retrieval_eval(reg, args.queries))
+        base = measured_quality(reg, base, args.queries, axes)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sweep(reg, base, **axes)
@@ -179,6 +171,20 @@ def run(args: argparse.Namespace) -> int:
     if not table["fits"].all():
         print("note: scenarios that exceed the context window are not priced (empty cost)", file=sys.stderr)
     return 0
+
+
+def measured_quality(reg, base, queries: str, axes: dict):
+    """`base` with search_quality measured by a BM25 evaluation of `queries` on `reg` (replacing any
+    --search-quality); raises InputError without a registry."""
+    import dataclasses
+
+    from ..errors import InputError
+    from ..measuring.retrieval.evaluation import retrieval_eval
+
+    if reg is None:
+        raise InputError("--queries needs a registry to search")
+    axes.pop("search_quality", None)
+    return dataclasses.replace(base, search_quality=retrieval_eval(reg, queries))
 
 
 def _table(out, wide: bool) -> str:

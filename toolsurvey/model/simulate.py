@@ -17,8 +17,8 @@ from ..providers.constants import rendering_for
 from ..providers.prices import PER_MILLION, Price
 from .accuracy import AccuracyCurve
 from .context import Context
-from .misses import search_assumptions
 from .cost import requests, row_parameters, row_summaries
+from .misses import search_assumptions
 from .montecarlo import monte_carlo
 from .scenario import Scenario
 from .strategies import Profile, ToolTable
