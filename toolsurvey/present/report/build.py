@@ -21,6 +21,7 @@ from .meta import meta
 from .method import method_section
 from .plan import plan_section
 from .responses import responses_section
+from .search import measured_search, search_section
 from .sensitivity import sensitivity_section
 from .summary import summary_section
 from .surface import findings_section, surface_section
@@ -30,13 +31,16 @@ from .traces import traces_section
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
            render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
            tasks_per_day: float | None = None, caching: str | None = None,
-           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None) -> Report:
+           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None,
+           queries: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
     scenario's. Every key assumption not given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
     Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
+    `queries` (a queries file, or a retrieval evaluation) measures what a search finds: the search
+    levers and the plan's deferred-loading stage use its hit rate, and the findability table is added.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -48,6 +52,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing)
+    inp.retrieval = measured_search(reg, queries)
     return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
                   inp.levers, meta=meta(reg.sources, **named))
 
@@ -87,6 +92,8 @@ def _sections(inp: Inputs, traces: Any) -> list[Section]:
     planned = plan_section(inp)  # before the summary, which quotes the plan's result
     sections = [summary_section(inp), surface_section(inp), findings_section(inp), responses_section(inp), planned,
                 sensitivity_section(inp), method_section(inp)]
+    if inp.retrieval is not None:
+        sections.insert(-1, search_section(inp))
     if traces is not None:
         sections.insert(-1, traces_section(traces))
     return sections

@@ -1,0 +1,45 @@
+"""The report's section on search: what a search finds in this registry (hit@k by k, MRR) and the
+findability table (the tools queries need, least found first, and the tools that outrank them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ...measuring.retrieval.evaluation import retrieval_eval
+from ..retrieval import hard_tools
+from .document import Headline, Section, Table
+from .inputs import Inputs
+
+
+def measured_search(reg: Any, queries: Any):
+    """The BM25 evaluation of `queries` (a queries file or Query list) on `reg`; an evaluation as
+    given; None without queries. Raises InputError for bad queries."""
+    if queries is None or hasattr(queries, "hit_at"):
+        return queries
+    return retrieval_eval(reg, queries)
+
+
+def search_section(inp: Inputs) -> Section:
+    """hit@k and recall@k by k, MRR, the never-found tools and the findability table."""
+    ev = inp.retrieval
+    s = Section("search", "What a search finds in this registry")
+    s.text.append(f"{ev.summary['queries']:,} queries, each with the tools it needs, ranked against all "
+                  f"{ev.summary['tools']:,} tools by {ev.method} (name, description and parameters; ties go to "
+                  f"a tool the query does not need). The search levers above use hit@k at the search's k.")
+    s.figures += [Headline(f"hit_at_{k}", f"of queries find a needed tool in the top {k}", ev.summary[f"hit@{k}"],
+                           f"{ev.summary[f'hit@{k}']:.0%}") for k in ev.k]
+    s.figures.append(Headline("mrr", "mean reciprocal rank of the best needed tool", ev.summary["mrr"],
+                              f"{ev.summary['mrr']:.2f}"))
+    by_k = pd.DataFrame({"k": list(ev.k), "hit_at_k": [ev.summary[f"hit@{k}"] for k in ev.k],
+                         "recall_at_k": [ev.summary[f"recall@{k}"] for k in ev.k]})
+    s.tables.append(Table("search_by_k", "hit@k (a needed tool in the top k) and recall@k (the share of needed "
+                          "tools in the top k)", by_k))
+    hard = hard_tools(ev, inp.top).assign(confusions=lambda d: d["confusions"].map(", ".join))
+    never = ev.never_found()
+    s.tables.append(Table("findability", f"Findability: how often a query that needs a tool finds it in the top "
+                          f"{ev.find_k}, least found first", hard[["tool", "needed", "found", "found_share",
+                                                                    "best_rank", "confusions"]].reset_index(drop=True),
+                          note=f"{len(never)} tool(s) no query finds; the audit lists them (rule never-found)."))
+    return s
