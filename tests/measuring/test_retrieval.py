@@ -115,3 +115,13 @@ def test_cli_errors_exit_2_with_one_line(cli, tmp_path, write_json):
     assert code == 2 and "no queries" in err
     code, out, err = cli("retrieval", path, "--queries", tmp_path / "q.jsonl", "-k", "0,2")
     assert code == 2
+
+
+def test_audit_names_the_tools_no_query_finds():
+    queries = [{"id": "a", "query": "open an issue", "gold": ["create_issue"]},
+               {"id": "b", "query": "weather tomorrow", "gold": ["send_message"]}]
+    f = ts.audit(reg(), rules=["never-found"], queries=queries)
+    assert f["tool"].tolist() == ["send_message"]
+    assert "1 query needs it and none finds it in the top 5" in f["evidence"].iloc[0]
+    assert "in the words users use" in f["fix"].iloc[0]
+    assert ts.audit(reg(), rules=["never-found"]).empty  # no queries: nothing to say

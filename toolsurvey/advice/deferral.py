@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.registry import Registry
+from ..measuring.retrieval.evaluation import retrieval_eval
 from ..model.misses import break_even, quality_at
 from ..model.simulate import Run, simulate
 from ..providers.search import SearchRules, searches_for
@@ -69,6 +70,14 @@ def price_search(reg: Registry | None, sc: Any, baseline_cost: float, quality: A
         be = break_even(cost_at, baseline_cost, tol=1e-3)
     be = None if be is None or math.isnan(be) else be
     return SearchChange(changes, run, q, quality is not None, k, be, baseline_cost)
+
+
+def measured_search(reg: Registry, queries: Any):
+    """A retrieval evaluation (BM25) of `queries` (a queries file or Query list) on `reg`; an
+    evaluation or hit rate as given; None without queries. Raises InputError for bad queries."""
+    if queries is None or hasattr(queries, "hit_at") or isinstance(queries, (int, float)):
+        return queries
+    return retrieval_eval(reg, queries)
 
 
 def deferred_searches(model: str, provider: str) -> list[SearchRules]:

@@ -110,7 +110,10 @@ def row_parameters(ctx: Context, groups: list[Scenario], pick: np.ndarray | None
     prefix, loaded, visible, block = expand(k)
     response = _per_row([sc.response_tokens.expected() for sc in groups], pick)
     search_res = _per_row([sc.search_result_tokens for sc in groups], pick)
-    results = np.where(np.arange(k)[None, :] < searches[:, None], search_res, response)
+    # the first `searches` calls are searches; a fractional last one (misses, model/misses.py) is that
+    # fraction a search result and the rest a tool result
+    share = np.clip(searches[:, None] - np.arange(k)[None, :], 0.0, 1.0)
+    results = share * search_res + (1 - share) * response
     modes = [resolve_caching(sc.caching, pr.provider) for sc, pr in zip(groups, g_prices, strict=True)]
     out = dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results,
                params=_request_params(groups, g_prices, g_profs, modes, pick),

@@ -277,13 +277,14 @@ def _tool_search(table: ToolTable, sc: Scenario, core: np.ndarray, pool: np.ndar
     n0 = 1 + len(core)
     prefix = [base] * (s + 1)
     mean_pool = _mean_tokens(table, pool)
-    loaded = [j * k * mean_pool for j in range(s + 1)]
-    visible = [float(n0 + j * k) for j in range(s + 1)]
+    e = sc.searches * attempts  # expected searches: the last slot of the head is a fraction of one
+    loaded = [min(j, e) * k * mean_pool for j in range(s + 1)]
+    visible = [float(n0 + min(j, e) * k) for j in range(s + 1)]
     label = ["search"] * s + ["tool_search"]
     which = f"{sc.search} search ({rules.tool_type})" if rules is not None else "search tool"
     return Profile(prefix, loaded, visible, [0] * (s + 1), label, s, searches=s, overhead=overhead,
-                   warnings=warnings, expected_searches=sc.searches * attempts,
+                   warnings=warnings, expected_searches=e,
                    found=found_share(q, sc.max_searches) ** sc.searches,
                    description=f"{which} + {len(core)} core; {sc.searches} search(es) loading {k} tools each"
-                               + (f", {sc.searches * attempts:.2f} with misses at hit@{k} {q:.0%}" if q < 1 else "")
+                               + (f", {e:.2f} with misses at hit@{k} {q:.0%}" if q < 1 else "")
                                + shown)

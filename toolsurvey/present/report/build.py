@@ -10,6 +10,7 @@ import pandas as pd
 
 from ...advice.audit.run import audit
 from ...advice.baseline import baseline
+from ...advice.deferral import measured_search
 from ...advice.diff import as_registry, measure_settings
 from ...inputs.sources import usage_and_traces
 from ...inputs.usage import summarize
@@ -21,7 +22,7 @@ from .meta import meta
 from .method import method_section
 from .plan import plan_section
 from .responses import responses_section
-from .search import measured_search, search_section
+from .search import search_section
 from .sensitivity import sensitivity_section
 from .summary import summary_section
 from .surface import findings_section, surface_section
@@ -51,8 +52,8 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
                                     system_prompt_tokens=system_prompt_tokens)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
-    inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing)
-    inp.retrieval = measured_search(reg, queries)
+    inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
+                  retrieval=measured_search(reg, queries))
     return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
                   inp.levers, meta=meta(reg.sources, **named))
 
@@ -73,7 +74,7 @@ def _scenario(scenario: Any, *, model: str | None, encoding: str | None, render:
 
 
 def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own: Any, stated: set[str],
-            missing: dict[str, str]) -> Inputs:
+            missing: dict[str, str], retrieval: Any = None) -> Inputs:
     """The usage log summarized, today's scenario (with the log's mean result) simulated, and the audit."""
     log = summary = None
     if usage is None:
@@ -84,8 +85,9 @@ def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own
         summary = summarize(log, reg, window_days=USAGE_WINDOW_DAYS)
     today = baseline(reg, sc, log)
     run = simulate_quietly(reg, today)
-    return Inputs(reg, table, today, run, audit(reg, own=own), given_response_tokens=sc.response_tokens.expected(),
-                  top=top, usage=summary, usage_log=log, missing=missing, stated=stated, own=own)
+    return Inputs(reg, table, today, run, audit(reg, own=own, queries=retrieval),
+                  given_response_tokens=sc.response_tokens.expected(), top=top, usage=summary, usage_log=log,
+                  missing=missing, stated=stated, own=own, retrieval=retrieval)
 
 
 def _sections(inp: Inputs, traces: Any) -> list[Section]:

@@ -3,22 +3,11 @@ findability table (the tools queries need, least found first, and the tools that
 
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
-from ...measuring.retrieval.evaluation import retrieval_eval
 from ..retrieval import hard_tools
 from .document import Headline, Section, Table
 from .inputs import Inputs
-
-
-def measured_search(reg: Any, queries: Any):
-    """The BM25 evaluation of `queries` (a queries file or Query list) on `reg`; an evaluation as
-    given; None without queries. Raises InputError for bad queries."""
-    if queries is None or hasattr(queries, "hit_at"):
-        return queries
-    return retrieval_eval(reg, queries)
 
 
 def search_section(inp: Inputs) -> Section:
