@@ -74,6 +74,7 @@ _EXPORTS = {
     "RetrievalEval": "measuring.retrieval.evaluation",
     "load_queries": "inputs.queries",
     "Query": "inputs.queries",
+    "queries_from_traces": "inputs.trace_queries",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import warnings
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.registry import Registry
+from ..inputs.trace_queries import queries_from_traces
+from ..inputs.traces.files import is_trace_file
 from ..measuring.retrieval.evaluation import retrieval_eval
 from ..model.misses import break_even, quality_at
 from ..model.simulate import Run, simulate
@@ -73,10 +76,13 @@ def price_search(reg: Registry | None, sc: Any, baseline_cost: float, quality: A
 
 
 def measured_search(reg: Registry, queries: Any):
-    """A retrieval evaluation (BM25) of `queries` (a queries file or Query list) on `reg`; an
-    evaluation or hit rate as given; None without queries. Raises InputError for bad queries."""
+    """A retrieval evaluation (BM25) of `queries` on `reg`: a queries file, Query values, or agent
+    traces (a trace file or folder: each prompt with the registry tools then called); an evaluation
+    or hit rate as given; None without queries. Raises InputError for bad queries."""
     if queries is None or hasattr(queries, "hit_at") or isinstance(queries, (int, float)):
         return queries
+    if isinstance(queries, (str, os.PathLike)) and is_trace_file(queries):
+        queries = queries_from_traces(queries, reg)
     return retrieval_eval(reg, queries)
 
 

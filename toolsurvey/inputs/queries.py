@@ -82,6 +82,8 @@ def make_queries(rows: Iterable[Mapping], reg: Registry, where: str = "queries")
             raise InputError(f"{at} ({qid}): expected a non-empty query string, found {text!r}")
         if isinstance(gold, str):
             gold = [gold]
+        if isinstance(gold, tuple):
+            gold = list(gold)
         if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
             raise InputError(f"{at} ({qid}): expected gold, a non-empty list of tool names, found {gold!r}")
         keys = tuple(dict.fromkeys(names.resolve(g, f"{at} ({qid})") for g in gold))
