@@ -12,13 +12,15 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from ..core.registry import Registry
 from ..inputs.trace_queries import queries_from_traces
 from ..inputs.traces.files import is_trace_file
 from ..measuring.retrieval.evaluation import retrieval_eval
 from ..model.misses import break_even, quality_at
 from ..model.simulate import Run, simulate
-from ..providers.search import SearchRules, searches_for
+from ..providers.search import SearchRules, search_names, search_rules, searches_for
 
 
 @dataclass
@@ -96,3 +98,44 @@ def describe_search(rules: SearchRules) -> str:
     if rules.provider == "anthropic":
         return f"Anthropic's tool search ({'BM25' if 'bm25' in rules.name else 'regex'} variant)"
     return "OpenAI's tool_search (Responses API)"
+
+
+def cost_by_search_k(reg: Registry, sc: Any, quality: Any = None, ks=range(1, 11)) -> pd.DataFrame:
+    """Cost per completed task of deferring every tool behind a search loading k tools per search,
+    for each k, at the hit rate `quality` measures at that k (a retrieval evaluation), or 1.0."""
+    provider = _simulate(reg, sc).assumptions["price"].get("provider", "")
+    options = deferred_searches(sc.model, provider)
+    search = options[0].name if options else "custom"
+    rows = []
+    for k in ks:
+        q = 1.0 if quality is None else quality_at(quality, k)
+        s = _simulate(reg, sc, strategy="tool_search", search=search, search_k=k, search_quality=q, samples=0).summary
+        rows.append({"k": k, "hit_at_k": q, "measured": quality is not None, "success": s["success"],
+                     "tool_tokens_per_request": s["tool_tokens_per_request"],
+                     "cost_per_completed_task": s["cost_per_completed_task"]})
+    return pd.DataFrame(rows)
+
+
+PROVIDER_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5.4"}  # when the scenario's model is another's
+
+
+def deferred_vs_visible(reg: Registry, sc: Any, quality: Any = None) -> pd.DataFrame:
+    """For each provider search documented in providers.toml: every tool visible against every tool
+    deferred behind the search, priced on the scenario with a model that supports it (the scenario's
+    own when it does) at the measured hit rate or 1.0. `quality` is one evaluation for all, or a
+    mapping search name -> evaluation (e.g. the regex method's for anthropic-regex). One row per
+    (search, strategy)."""
+    rows = []
+    for name in [n for n in search_names() if n != "custom"]:
+        rules = search_rules(name)
+        model = sc.model if rules.supports(sc.model) else PROVIDER_MODELS[rules.provider]
+        given = quality.get(name) if isinstance(quality, dict) else quality
+        q = 1.0 if given is None else quality_at(given, rules.results_per_search)
+        for strategy, changes in (("all visible", dict(strategy="all")),
+                                  ("deferred", dict(strategy="tool_search", search=name, search_k=None,
+                                                    search_quality=q))):
+            s = _simulate(reg, sc, model=model, samples=0, **changes).summary
+            rows.append({"search": name, "model": model, "strategy": strategy, "hit_at_k": q if strategy == "deferred"
+                         else float("nan"), "tool_tokens_per_request": s["tool_tokens_per_request"],
+                         "cost_per_completed_task": s["cost_per_completed_task"]})
+    return pd.DataFrame(rows)

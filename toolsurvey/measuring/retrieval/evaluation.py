@@ -174,3 +174,16 @@ def findability(queries: list[Query], pairs, keys: list[str], find_k: int) -> pd
                      "in_top": in_top[key],
                      "confusions": [f"{c} ({n})" for c, n in confused[key].most_common(3)]})
     return pd.DataFrame(rows)
+
+
+def hit_curve(registry: Registry, queries, methods=("bm25", "tfidf", "regex"), k=range(1, 11),
+              model: str | None = None) -> pd.DataFrame:
+    """hit@k and recall@k for every k of `k` under each method: one row per (method, k). Raises
+    InputError as retrieval_eval does."""
+    qs = load_queries(queries, registry)
+    rows = []
+    for m in methods:
+        ev = retrieval_eval(registry, qs, method=m, k=tuple(k), model=model)
+        rows += [{"method": m, "k": kk, "hit_at_k": ev.summary[f"hit@{kk}"], "recall_at_k": ev.summary[f"recall@{kk}"]}
+                 for kk in ev.k]
+    return pd.DataFrame(rows, columns=["method", "k", "hit_at_k", "recall_at_k"])
