@@ -125,3 +125,27 @@ def test_audit_names_the_tools_no_query_finds():
     assert "1 query needs it and none finds it in the top 5" in f["evidence"].iloc[0]
     assert "in the words users use" in f["fix"].iloc[0]
     assert ts.audit(reg(), rules=["never-found"]).empty  # no queries: nothing to say
+
+
+def test_embedding_method_finds_a_paraphrase_through_a_local_model(tmp_path):
+    # a tiny model2vec model built here (nothing is downloaded) in which "post" and "send" mean the same
+    model2vec = pytest.importorskip("model2vec")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    words = ["[UNK]", "[PAD]", "post", "send", "message", "issue", "open", "pull", "requests"]
+    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
+    tok.normalizer, tok.pre_tokenizer = normalizers.Lowercase(), pre_tokenizers.Whitespace()
+    vectors = np.eye(len(words), dtype=np.float32)
+    vectors[0] = 0
+    vectors[words.index("send")] = vectors[words.index("post")]
+    model2vec.StaticModel(vectors, tok, normalize=True).save_pretrained(str(tmp_path / "m"))
+    q = [{"id": "a", "query": "send", "gold": ["send_message"]}]
+    ev = retrieval_eval(reg(), q, method="embedding", model=str(tmp_path / "m"))
+    assert ev.queries["best_rank"].tolist() == [1.0]
+    # BM25 has no shared term for "send" in send_message's text other than its name: both find it,
+    # but with the name changed only the embedding does
+    renamed = ts.Registry.from_tools([ts.Tool("chat_out", "Post a chat message.", server="chat"),
+                                      ts.Tool("open_issue", "Open an issue.", server="gh")])
+    q2 = [{"id": "a", "query": "send", "gold": ["chat_out"]}]
+    assert np.isnan(retrieval_eval(renamed, q2).queries["best_rank"].iloc[0])
+    assert retrieval_eval(renamed, q2, method="embedding", model=str(tmp_path / "m")).queries["best_rank"].iloc[0] == 1
