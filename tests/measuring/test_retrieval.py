@@ -149,3 +149,18 @@ def test_embedding_method_finds_a_paraphrase_through_a_local_model(tmp_path):
     q2 = [{"id": "a", "query": "send", "gold": ["chat_out"]}]
     assert np.isnan(retrieval_eval(renamed, q2).queries["best_rank"].iloc[0])
     assert retrieval_eval(renamed, q2, method="embedding", model=str(tmp_path / "m")).queries["best_rank"].iloc[0] == 1
+
+
+def test_json_output_is_strict_json(cli):
+    import json
+
+    code, out, err = cli("retrieval", "data/registries/ops_assistant.json", "--queries",
+                         "data/queries/ops_assistant.jsonl", "--format", "json")
+    assert code == 0, err
+
+    def no_nan(c):
+        raise AssertionError(f"{c} in the JSON output")
+
+    doc = json.loads(out, parse_constant=no_nan)
+    assert set(doc) == {"summary", "queries", "tools"} and {"hit@1", "hit@5", "recall@5", "mrr"} <= set(doc["summary"])
+    assert any(q["best_rank"] is None for q in doc["queries"])  # a query whose tools are not retrieved: null

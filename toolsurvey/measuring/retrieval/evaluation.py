@@ -54,11 +54,12 @@ class RetrievalEval:
 
     def to_json(self) -> dict:
         """{"summary", "queries", "tools"}, as `toolsurvey retrieval --format json` prints it."""
-        q = self.queries.copy()
-        q["ranks"] = [[None if r != r else int(r) for r in rs] for rs in q["ranks"]]
-        q["best_rank"] = [None if r != r else int(r) for r in q["best_rank"]]
-        return {"summary": dict(self.summary), "queries": q.to_dict(orient="records"),
-                "tools": self.tools.to_dict(orient="records")}
+        rank = lambda r: None if r != r else int(r)  # not retrieved: null (JSON has no NaN)
+        queries = [{**row, "ranks": [rank(r) for r in row["ranks"]], "best_rank": rank(row["best_rank"])}
+                   for row in self.queries.to_dict(orient="records")]
+        tools = [{k: (None if isinstance(v, float) and v != v else v) for k, v in row.items()}
+                 for row in self.tools.to_dict(orient="records")]
+        return {"summary": dict(self.summary), "queries": queries, "tools": tools}
 
 
 def summarize(ranks: list[np.ndarray], k: Iterable[int], n_tools: int, method: str) -> dict:
