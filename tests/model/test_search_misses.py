@@ -112,3 +112,11 @@ def test_search_errors_name_what_is_known():
         ts.Scenario(strategy="tool_search", search="custom")
     with pytest.raises(InputError, match="from 0 to 1"):
         ts.Scenario(search_quality=1.5)
+
+
+def test_monte_carlo_counts_the_tasks_a_miss_fails():
+    # the sampled tasks fail as often as the expected one: success 0.75 at q = 0.5 with 2 tries
+    full, half = run(search_quality=1.0, samples=200), run(search_quality=0.5, samples=200)
+    assert half.draws["success"].mean() == pytest.approx(0.75)
+    assert full.draws["success"].mean() == 1.0
+    assert half.percentiles.loc["mean", "cost_per_completed_task"] > full.percentiles.loc["mean", "cost_per_completed_task"]

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
-from ..providers.search import CUSTOM, check_model, search_names, search_rules
+from ..providers.search import CUSTOM, check_model, search_rules
 
 DEFAULT_SEARCH_K = 5  # tools a search loads when the scenario names no provider search
 
@@ -26,9 +26,7 @@ def resolve_search(search: str | None, model: str, search_k: int | None) -> int:
         if search_k is None:
             raise InputError("search 'custom' needs search_k: how many tools one search of yours loads")
         return search_k
-    if search not in search_names():
-        search_rules(search)  # raises, listing the documented searches
-    rules = search_rules(search)
+    rules = search_rules(search)  # raises for an unknown search, listing the documented ones
     check_model(rules, model)
     return rules.results_per_search if search_k is None else search_k
 

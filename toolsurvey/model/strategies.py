@@ -101,7 +101,7 @@ class Profile:
     searches: int = 0
     overhead: float = 0.0
     expected_searches: float | None = None  # search requests per task with misses (None: `searches`)
-    found: float = 1.0                       # the chance the task's searches find its tools (misses/docs)
+    found: float = 1.0                       # the chance the task's search finds its tools (model/misses.py)
     warnings: list[str] = field(default_factory=list)
     description: str = ""
 
