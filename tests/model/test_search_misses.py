@@ -120,3 +120,17 @@ def test_monte_carlo_counts_the_tasks_a_miss_fails():
     assert half.draws["success"].mean() == pytest.approx(0.75)
     assert full.draws["success"].mean() == 1.0
     assert half.percentiles.loc["mean", "cost_per_completed_task"] > full.percentiles.loc["mean", "cost_per_completed_task"]
+
+
+def test_a_sweep_cites_the_search_rules_when_its_first_row_shows_every_tool(cli):
+    # the docs' command (docs/search.md): every tool against the provider's search, on real servers
+    paths = [ts.__path__[0] + f"/../tests/data/real_tools/{n}.json" for n in ("atlassian", "circleci")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = ts.sweep(ts.load(*paths), ts.Scenario(search="anthropic-bm25", accuracy=False),
+                         strategy=["all", "tool_search"])
+    a = table.attrs["assumptions"]
+    assert "tool_search_tool_bm25_20251119" in a["search_rules"] and a["search_quality"].startswith("assumed 1.0")
+    code, out, err = cli("simulate", *paths, "--strategy", "all,tool_search", "--search", "anthropic-bm25", "--no-accuracy")
+    assert code == 0, err
+    assert "search rules: anthropic-bm25 (tool_search_tool_bm25_20251119)" in out
