@@ -112,7 +112,7 @@ def test_cli_errors_exit_2_with_one_line(cli, tmp_path, write_json):
     assert code == 2 and err.count("\n") == 1 and "b_tool" in err and "Traceback" not in err
     (tmp_path / "q.jsonl").write_text("")
     code, out, err = cli("retrieval", path, "--queries", tmp_path / "q.jsonl")
-    assert code == 2 and "no queries" in err
+    assert code == 2 and "q.jsonl: no queries" in err and "line:" not in err
     code, out, err = cli("retrieval", path, "--queries", tmp_path / "q.jsonl", "-k", "0,2")
     assert code == 2
 

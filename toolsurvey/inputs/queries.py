@@ -89,7 +89,7 @@ def make_queries(rows: Iterable[Mapping], reg: Registry, where: str = "queries")
         keys = tuple(dict.fromkeys(names.resolve(g, f"{at} ({qid})") for g in gold))
         out.append(Query(qid, text, keys, str(row.get("source", ""))))
     if not out:
-        raise InputError(f"{where}: no queries; expected JSON Lines of {{\"id\", \"query\", \"gold\": [...]}}")
+        raise InputError(f"{where.removesuffix(' line')}: no queries; expected JSON Lines of {{\"id\", \"query\", \"gold\": [...]}}")
     return out
 
 
