@@ -120,6 +120,10 @@ def test_monte_carlo_counts_the_tasks_a_miss_fails():
     assert half.draws["success"].mean() == pytest.approx(0.75)
     assert full.draws["success"].mean() == 1.0
     assert half.percentiles.loc["mean", "cost_per_completed_task"] > full.percentiles.loc["mean", "cost_per_completed_task"]
+    # the draws make the expected searches rounded up (docs/simulation.md, Monte Carlo): an upper bound
+    assert half.percentiles.loc["mean", "requests"] == 4.0 and half.summary["expected_requests"] == pytest.approx(3.5)
+    sampled = half.percentiles.loc["mean", "cost"]
+    assert sampled == pytest.approx(0.019452, abs=1e-12) and sampled > half.summary["cost_per_task"]
 
 
 def test_a_sweep_cites_the_search_rules_when_its_first_row_shows_every_tool(cli):
