@@ -1,13 +1,15 @@
 """A retrieval evaluation shown: the summary (hit@k, recall@k, MRR), the per-query CSV, and the
-findability table (the tools queries miss, and what outranks them) as text and Markdown."""
+findability table (the tools queries miss, and what outranks them) as text and in Jupyter."""
 
 from __future__ import annotations
 
 import csv
 import io
 
+import pandas as pd
+
 from ..core.writing import safe_text
-from .markdown import table, visible
+from .markdown import visible
 from .units import percent
 
 MAX_ROWS = 15  # findability rows in the text and Markdown tables (the JSON has them all)
@@ -28,12 +30,26 @@ def _found(row) -> str:
     return f"{row['found']}/{row['needed']}"
 
 
-def findability_markdown(ev, n: int = MAX_ROWS) -> str:
-    """The findability table in Markdown: tool, found in the top k / needed, best rank, confusions."""
-    rows = [[r["tool"], _found(r), percent(r["found_share"]), "–" if r["best_rank"] != r["best_rank"]
-             else f"{int(r['best_rank'])}", ", ".join(r["confusions"]) or "–"] for _, r in hard_tools(ev, n).iterrows()]
-    return table(["tool", f"found in top {ev.find_k}", "share", "best rank", "outranked by (times)"], rows,
-                 right=(1, 2, 3))
+def by_k(ev) -> pd.DataFrame:
+    """hit@k and recall@k, one row per k."""
+    return pd.DataFrame({"k": list(ev.k), "hit_at_k": [ev.summary[f"hit@{k}"] for k in ev.k],
+                         "recall_at_k": [ev.summary[f"recall@{k}"] for k in ev.k]})
+
+
+def findability(ev, n: int = MAX_ROWS) -> pd.DataFrame:
+    """The findability table: the tools queries need, least found first, with the tools that outrank them."""
+    hard = hard_tools(ev, n).assign(confusions=lambda d: d["confusions"].map(", ".join))
+    return hard[["tool", "needed", "found", "found_share", "best_rank", "confusions"]].reset_index(drop=True)
+
+
+def view_lines(ev) -> tuple[str, list[str]]:
+    """The Jupyter view's title and headline lines: method and figures, MRR, the tools never found."""
+    never = ev.never_found()
+    needed = int((ev.tools["needed"] > 0).sum())
+    shown = ", ".join(never[:5]) + (f" and {len(never) - 5} more" if len(never) > 5 else "")
+    return (f"Retrieval: {ev.describe()}",
+            [f"ties: {ev.ties}", f"{len(never)} of {needed} needed tools never found in the top {ev.find_k}"
+             + (f": {shown}" if never else ""), *(f"warning: {w}" for w in ev.warnings[:5])])
 
 
 def retrieval_text(ev) -> str:

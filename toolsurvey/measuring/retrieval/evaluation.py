@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...core.registry import Registry
+from ...core.viewable import Viewable
 from ...errors import InputError
 from ...inputs.queries import Query, load_queries, load_rankings
 from .methods import scorer
@@ -22,10 +23,12 @@ from .text import tool_text
 DEFAULT_K = (1, 3, 5, 10)
 
 
-@dataclass
-class RetrievalEval:
+@dataclass(repr=False)
+class RetrievalEval(Viewable):
     """What a search finds: `queries` (one row per query: gold tools, their ranks, the best rank, the
     top tools), `tools` (findability: one row per tool), `summary` (hit@k, recall@k, MRR)."""
+
+    view_name = "retrieval"
 
     method: str
     k: tuple[int, ...]

@@ -3,9 +3,7 @@ findability table (the tools queries need, least found first, and the tools that
 
 from __future__ import annotations
 
-import pandas as pd
-
-from ..retrieval import hard_tools
+from ..retrieval import by_k, findability
 from .document import Headline, Section, Table
 from .inputs import Inputs
 
@@ -21,14 +19,10 @@ def search_section(inp: Inputs) -> Section:
                            f"{ev.summary[f'hit@{k}']:.0%}") for k in ev.k]
     s.figures.append(Headline("mrr", "mean reciprocal rank of the best needed tool", ev.summary["mrr"],
                               f"{ev.summary['mrr']:.2f}"))
-    by_k = pd.DataFrame({"k": list(ev.k), "hit_at_k": [ev.summary[f"hit@{k}"] for k in ev.k],
-                         "recall_at_k": [ev.summary[f"recall@{k}"] for k in ev.k]})
     s.tables.append(Table("search_by_k", "hit@k (a needed tool in the top k) and recall@k (the share of needed "
-                          "tools in the top k)", by_k))
-    hard = hard_tools(ev, inp.top).assign(confusions=lambda d: d["confusions"].map(", ".join))
+                          "tools in the top k)", by_k(ev)))
     never = ev.never_found()
     s.tables.append(Table("findability", f"Findability: how often a query that needs a tool finds it in the top "
-                          f"{ev.find_k}, least found first", hard[["tool", "needed", "found", "found_share",
-                                                                    "best_rank", "confusions"]].reset_index(drop=True),
+                          f"{ev.find_k}, least found first", findability(ev, inp.top),
                           note=f"{len(never)} tool(s) no query finds; the audit lists them (rule never-found)."))
     return s
