@@ -55,6 +55,20 @@ def load_real_tools() -> ts.Registry:
     return ts.load(*real_tool_files())
 
 
+MCP_BENCH_CATALOG = ("retrieval", "mcp-bench", "catalog.json")  # 257 tools of 28 servers
+
+
+def benign_sets() -> list[tuple[str, ts.Registry]]:
+    """The real benign tool sets present, each as one registry: the committed captures, the public servers'
+    lists of ../shared/data/tools and the MCP-Bench catalog (the attack sets' siblings: `_attack_sets`)."""
+    out = [("real tools captured from npm and PyPI (tests/data/real_tools)", ts.load(REAL_TOOLS))]
+    if (tools := shared_path("tools")) is not None:
+        out.append(("public servers' tool lists (../shared/data/tools)", ts.load(tools)))
+    if (catalog := shared_path(*MCP_BENCH_CATALOG)) is not None:
+        out.append(("MCP-Bench catalog (../shared/data/retrieval/mcp-bench)", ts.load(catalog)))
+    return out
+
+
 def similarity_tools() -> ts.Registry:
     """The tools of the labelled near-duplicate pairs: GitHub's server from the shared data (first, as
     labelled) when present, then the committed servers."""

@@ -6,7 +6,7 @@ from _public_data import load_real_tools
 from conftest import ROOT, shared
 
 from toolsurvey.advice.audit.run import audit, fails
-from toolsurvey.advice.poisoning import fold
+from toolsurvey.advice.poisoning.reading import fold
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.inputs.formats import load
 

@@ -13,7 +13,6 @@ from ...core.choices import SEVERITIES
 from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
 from ...errors import InputError
-from .. import poisoning
 from ..ownership import check_owned, owned
 from ..pricing import price_findings
 from ..thresholds import load_config
@@ -46,7 +45,7 @@ from .schema import (
     check_schema_ref,
     check_schema_root_combinator,
 )
-from .security import poisoning_check
+from .security import security_rules
 
 _ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
@@ -103,8 +102,7 @@ RULES: dict[str, Rule] = {r.id: r for r in [
     Rule("overlap-across-servers", "warning", "steps", "near-duplicate tools on servers the user does not own",
          "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
          scope="registry"),
-    *[Rule(rid, level, "security", title, fix, poisoning_check(level, kind))
-      for rid, level, kind, title, fix in poisoning.RULES],
+    *security_rules(),
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
          "add annotations: readOnlyHint, and destructiveHint when it writes", check_annotations_missing),
     Rule("output-schema-heavy", "info", "tokens", "output schema costs more than the input schema",
@@ -142,6 +140,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     """
     cfg = load_config(config)
     cfg["_own"] = owned(own)
+    cfg["_server_tools"] = {s.name: tuple(t.name for t in s.tools) for s in reg.servers.values()}
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []
