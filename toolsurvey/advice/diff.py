@@ -20,7 +20,7 @@ from ..model.scenario import load_scenario
 from ..model.simulate import simulate
 from ..providers.constants import rendering_for
 from ..providers.prices import load_prices, price_for
-from .poisoning.scan import scan
+from .poisoning.scan import scan, server_tools
 from .thresholds import load_config
 
 # Tool fields compared, and how each is named in "what changed".
@@ -123,11 +123,8 @@ def _scanner(*regs: Registry) -> Any:
     """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises (a tool's server
     is its server in any of `regs`, so an order about a tool of the same server stays guidance)."""
     cfg = load_config()["poisoning"]
-    names: dict[str, set[str]] = {}
-    for reg in regs:
-        for t in reg:
-            names.setdefault(t.server, set()).add(t.name)
-    return lambda tool: {s.rule for s in scan(tool, cfg, names.get(tool.server, ()))}
+    names = server_tools(Registry.from_tools(t for reg in regs for t in reg))
+    return lambda tool: {s.rule for s in scan(tool, cfg, names.get(tool.server, frozenset()))}
 
 
 def rug_pull(old: Tool, new: Tool, scan: Any = None) -> str:

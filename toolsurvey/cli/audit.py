@@ -67,7 +67,7 @@ def sarif_log(findings, paths: list[str]) -> str:
 
     files = [f for p in paths if p != "-" for f in (sorted(Path(p).glob("*.json")) if Path(p).is_dir() else [Path(p)])]
     texts = {f.as_posix(): read_text(f, "registry") for f in files}
-    where = locate(texts, set(zip(findings["server"], findings["tool"])))
+    where = locate(texts, set(zip(findings["server"], findings["tool"], strict=True)))
     return json.dumps(sarif(findings, RULES, version=__version__, locations=where), indent=1) + "\n"
 
 

@@ -14,6 +14,7 @@ from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
 from ...errors import InputError
 from ..ownership import check_owned, owned
+from ..poisoning.scan import server_tools
 from ..pricing import price_findings
 from ..thresholds import load_config
 from .descriptions import (
@@ -140,7 +141,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     """
     cfg = load_config(config)
     cfg["_own"] = owned(own)
-    cfg["_server_tools"] = {s.name: tuple(t.name for t in s.tools) for s in reg.servers.values()}
+    cfg["_server_tools"] = server_tools(reg)  # an order about a tool of the same server is guidance
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []

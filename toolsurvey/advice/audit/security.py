@@ -22,8 +22,8 @@ def security_rules() -> list[Rule]:
 def poisoning_check(level: str, kind: str) -> Callable[[Ctx], Iterator[Hit]]:
     """The check of one poisoning rule: the scan's signals of that level and kind (one scan per tool)."""
     def check(ctx: Ctx):
-        server_tools = ctx.cfg.get("_server_tools", {}).get(ctx.tool.server, ())
-        signals = ctx.memo("poisoning", lambda: scan(ctx.tool, ctx.cfg["poisoning"], server_tools))
+        siblings = ctx.cfg.get("_server_tools", {}).get(ctx.tool.server, frozenset())
+        signals = ctx.memo("poisoning", lambda: scan(ctx.tool, ctx.cfg["poisoning"], siblings))
         for s in signals:
             if s.level == level and s.kind == kind:
                 yield Hit(f"{s.where}: {s.evidence}")

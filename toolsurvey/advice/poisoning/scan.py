@@ -9,9 +9,8 @@ import binascii
 import html
 import re
 import unicodedata
-from collections.abc import Iterable
 
-from ...core.registry import Tool
+from ...core.registry import Registry, Tool
 from ...core.text import quoted
 from .intents import Lexicon, Own, normal, sentence_intents
 from .parameters import parameter_signals
@@ -26,21 +25,29 @@ def _show(text: str, m: re.Match | None = None, n: int = 120) -> str:
     return quoted(text, n)
 
 
-def own_names(tool: Tool, server_tools: Iterable[str] = ()) -> Own:
+def server_tools(reg: Registry) -> dict[str, frozenset[str]]:
+    """Per server, its tools' names as references compare them (`intents.normal`), for `scan`."""
+    out: dict[str, set[str]] = {}
+    for t in reg:
+        out.setdefault(t.server, set()).add(normal(t.name))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def own_names(tool: Tool, siblings: frozenset[str] = frozenset()) -> Own:
     """This tool, its parameters and its server's tools: the names an order may be about without shadowing."""
-    tools = frozenset(normal(t) for t in (*server_tools, tool.name))
+    tools = siblings | {normal(tool.name)}
     params = {normal(w.split("/")[-1].removesuffix(" (name)")) for w, _ in texts(tool) if w.endswith(" (name)")}
-    return Own(frozenset(tools | params), tools)
+    return Own(tools | params, tools)
 
 
-def scan(tool: Tool, cfg: dict, server_tools: Iterable[str] = ()) -> list[Signal]:
+def scan(tool: Tool, cfg: dict, siblings: frozenset[str] = frozenset()) -> list[Signal]:
     """Every poisoning or suspicious signal in the tool, at most one per rule and place.
 
-    `cfg` is the `[poisoning]` section of the audit configuration; `server_tools` names the tools of the
-    tool's server (an order about one of them is guidance, not shadowing).
+    `cfg` is the `[poisoning]` section of the audit configuration; `siblings` are the tools of the tool's
+    server, as `server_tools` gives them (an order about one of them is guidance, not shadowing).
     """
     lex = Lexicon(cfg)
-    own = own_names(tool, server_tools)
+    own = own_names(tool, siblings)
     out: list[Signal] = []
     for where, text in texts(tool):
         out += _scan_text(own, where, text[:MAX_TEXT], lex, depth=0)
