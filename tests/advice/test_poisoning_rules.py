@@ -240,3 +240,23 @@ def test_the_collision_finding_says_whether_the_same_name_may_squat():
     for t, says in ((squat, "squatting"), (copy, "the same definition"), (other, "wrong one")):
         f = audit(Registry.from_tools([a, t]), rules=["name-collision"])
         assert len(f) == 2 and all(says in e for e in f["evidence"]), f["evidence"].tolist()
+
+
+def test_the_cues_only_save_time_the_scan_without_them_finds_the_same():
+    """`[poisoning.cues]` skip an ingredient's patterns when a sentence lacks all its cue words; the scan
+    with no cues at all is the oracle, on the own attack set and every committed real tool."""
+    from conftest import ROOT
+
+    from toolsurvey.advice.poisoning.scan import scan, server_tools
+    from toolsurvey.advice.thresholds import load_config
+    from toolsurvey.inputs.formats import load
+
+    cfg = load_config()["poisoning"]
+    uncued = {**cfg, "cues": {}}
+    for reg in (load(ROOT / "tests" / "data" / "attacks" / "attacks.json"), load(ROOT / "tests" / "data" / "real_tools")):
+        siblings = server_tools(reg)
+        for t in reg:
+            own = siblings[t.server]
+            assert scan(t, cfg, own) == scan(t, uncued, own), t.key
+    probes = [Tool("get_weather", "Gets the weather. " + text, SCHEMA) for text, _ in INTENTS]
+    assert all(scan(t, cfg) == scan(t, uncued) for t in probes)

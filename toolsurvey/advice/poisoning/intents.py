@@ -22,6 +22,11 @@ def _compiled(patterns: tuple[str, ...]) -> tuple[re.Pattern, ...]:
     return tuple(re.compile(p) for p in patterns)
 
 
+@lru_cache(maxsize=256)
+def _literals(words: tuple[str, ...]) -> re.Pattern:
+    return re.compile("|".join(map(re.escape, words)))
+
+
 class Lexicon:
     """The `[poisoning]` patterns by name, compiled once per configuration."""
 
@@ -30,6 +35,15 @@ class Lexicon:
 
     def __getattr__(self, key: str) -> tuple[re.Pattern, ...]:
         return _compiled(tuple(self.cfg[key]))
+
+    def cued(self, key: str, low: str) -> bool:
+        """Whether the lower-cased sentence holds a cue of the ingredient (`[poisoning.cues]`), or it has none."""
+        cues = self.cfg.get("cues", {}).get(key)
+        return cues is None or _literals(tuple(cues)).search(low) is not None
+
+    def find(self, key: str, s: str, low: str) -> re.Match | None:
+        """The first match of the ingredient's patterns in `s`, searched only when a cue is there."""
+        return first(getattr(self, key), s) if self.cued(key, low) else None
 
 
 def first(pats: tuple[re.Pattern, ...], text: str) -> re.Match | None:
@@ -59,38 +73,39 @@ class Own:
 
 def sentence_intents(s: str, own: Own, lex: Lexicon) -> Iterator[Intent]:
     """Every intent in sentence `s`, strongest first within each kind."""
-    if m := _take_over(s, lex):
+    low = s.lower()
+    if m := _take_over(s, low, lex):
         yield m
-    elif m := first(lex.confirm, s):
+    elif m := lex.find("confirm", s, low):
         yield "suspicious", "instructions", "asks the model to confirm with the user", m
-    if m := _trigger(s, own, lex):
+    if m := _trigger(s, low, own, lex):
         yield "poisoning", "trigger", "an order gated on a condition", m
-    if found := _shadowing(s, own, lex):
+    if found := _shadowing(s, low, own, lex):
         yield "poisoning", "shadowing", *found
-    if m := _exfiltration(s, lex):
+    if m := _exfiltration(s, low, lex):
         yield "poisoning", "exfiltration", "carries the conversation or secrets out", m
-    if found := _secret(s, lex):
+    if found := _secret(s, low, lex):
         yield found
-    if m := first(lex.preference, s):
+    if m := lex.find("preference", s, low):
         yield "suspicious", "preference", "sells this tool to the model over the others", m
 
 
-def _take_over(s: str, lex: Lexicon) -> Intent | None:
+def _take_over(s: str, low: str, lex: Lexicon) -> Intent | None:
     for key, what in (("authority", "claims a privileged voice"), ("role", "gives the model a new role or privileges"),
                       ("mode", "switches the model into a mode without its rules"),
                       ("override", "overrides earlier instructions"),
                       ("conceal", "hides what the model does from the user"),
                       ("beyond", "orders an action beyond the call")):
-        m = first(getattr(lex, key), s)
+        m = lex.find(key, s, low)
         if m and not (key == "override" and first(lex.defensive, s)):
             return "poisoning", "instructions", what, m
     return None
 
 
-def _trigger(s: str, own: Own, lex: Lexicon) -> re.Match | None:
+def _trigger(s: str, low: str, own: Own, lex: Lexicon) -> re.Match | None:
     """A condition on the user's words or identity, or on a mode flag, gating an order that is not this
     tool's own use: what the model tells the user, leaving its rules, or another server's tool."""
-    m = first(lex.condition, s)
+    m = lex.find("condition", s, low)
     if m is None or first(lex.select_self, s[:m.start()].rsplit(".", 1)[-1]):
         return None  # "Use this tool when the user asks ..." says when to use it
     rest = s[m.end():]
@@ -104,7 +119,9 @@ def _trigger(s: str, own: Own, lex: Lexicon) -> re.Match | None:
     return m
 
 
-def _shadowing(s: str, own: Own, lex: Lexicon) -> tuple[str, re.Match] | None:
+def _shadowing(s: str, low: str, own: Own, lex: Lexicon) -> tuple[str, re.Match] | None:
+    if not lex.cued("shadowing", low):
+        return None
     for p in lex.shadowing:
         for m in p.finditer(s):
             tool = m.groupdict().get("tool")
@@ -115,21 +132,21 @@ def _shadowing(s: str, own: Own, lex: Lexicon) -> tuple[str, re.Match] | None:
     return None
 
 
-def _exfiltration(s: str, lex: Lexicon) -> re.Match | None:
-    if (m := first(lex.exfil_carry, s)) and first(lex.exfil_data, s):
+def _exfiltration(s: str, low: str, lex: Lexicon) -> re.Match | None:
+    if (m := lex.find("exfil_carry", s, low)) and first(lex.exfil_data, s):
         return m
-    return first(lex.exfil_url, s) or first(lex.exfil_self, s) or first(lex.exfil_send, s)
+    return lex.find("exfil_url", s, low) or lex.find("exfil_self", s, low) or lex.find("exfil_send", s, low)
 
 
-def _secret(s: str, lex: Lexicon) -> Intent | None:
+def _secret(s: str, low: str, lex: Lexicon) -> Intent | None:
     """A secret in the sentence: `poisoning` when the sentence has it read and passed on (a secret file: read
     or passed on), `suspicious` for a secret file mentioned in a rule or without an order."""
-    path = first(lex.secret_paths, s)
-    m = path or first(lex.secret_values, s)
+    path = lex.find("secret_paths", s, low)
+    m = path or lex.find("secret_values", s, low)
     if m is None:
         return None
     near = s[max(0, m.start() - 40):m.end() + 30]
-    read, passed = first(lex.read, s) or first(lex.condition, s), first(lex.pass_on, s)  # the user's secret, caught
+    read, passed = first(lex.read, s) or lex.find("condition", s, low), first(lex.pass_on, s)  # the user's secret, caught
     if first(lex.negative, near) is None and (passed and (read or path) or (read and path)):
         return "poisoning", "secrets", "reads a secret and passes it on", m
     if path:

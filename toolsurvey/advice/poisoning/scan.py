@@ -64,7 +64,8 @@ def scan(tool: Tool, cfg: dict, siblings: frozenset[str] = frozenset()) -> list[
 
 def _scan_text(own: Own, where: str, text: str, lex: Lexicon, depth: int) -> list[Signal]:
     out = []
-    hidden = [m.group(0) for p in lex.hidden for m in p.finditer(text) if not _emoji_joiner(text, m.start(), m.group(0))]
+    hidden = [] if text.isascii() and "\x1b" not in text and "<!--" not in text else [  # all else is non-ASCII
+        m.group(0) for p in lex.hidden for m in p.finditer(text) if not _emoji_joiner(text, m.start(), m.group(0))]
     if hidden:
         chars = sorted({f"U+{ord(c):04X}" for h in hidden if len(h) == 1 for c in h})
         longer = [_show(h, n=60) for h in hidden if len(h) > 1][:2]
