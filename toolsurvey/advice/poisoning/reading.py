@@ -73,6 +73,19 @@ def _confusables() -> dict[str, str]:
     return out
 
 
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def mixed_words(text: str) -> list[str]:
+    """Words that mix ASCII letters with non-ASCII look-alikes of ASCII letters ("ІMPORTANT" with a Cyrillic
+    І): a disguise, as Unicode TR39 calls mixed-script confusables; plain Russian or accented words are not."""
+    if text.isascii():
+        return []
+    table = _confusables()
+    return [w for w in (m.group(0) for m in _WORD.finditer(text)) if not w.isascii()
+            and any(c.isascii() for c in w) and any(not c.isascii() and table.get(c, "").isalpha() for c in w)]
+
+
 def fold(text: str) -> tuple[str, list[bool]]:
     """The text with look-alike characters replaced by ASCII, and per output character whether it is a
     look-alike letter or angle bracket (curly quotes and dashes are folded too, but disguise nothing)."""

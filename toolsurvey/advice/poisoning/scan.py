@@ -14,7 +14,7 @@ from ...core.registry import Registry, Tool
 from ...core.text import quoted
 from .intents import Lexicon, Own, normal, sentence_intents
 from .parameters import parameter_signals
-from .reading import MAX_TEXT, fold, sentences, texts
+from .reading import MAX_TEXT, fold, mixed_words, sentences, texts
 from .rules import Signal
 
 
@@ -70,6 +70,9 @@ def _scan_text(own: Own, where: str, text: str, lex: Lexicon, depth: int) -> lis
         chars = sorted({f"U+{ord(c):04X}" for h in hidden if len(h) == 1 for c in h})
         longer = [_show(h, n=60) for h in hidden if len(h) > 1][:2]
         out.append(Signal("poisoning", "hidden", where, f"hidden text ({len(hidden)}): {', '.join(chars + longer)}"))
+    if disguised := mixed_words(text):
+        out.append(Signal("poisoning", "hidden", where, f"words spelled with look-alike letters: "
+                          f"{', '.join(_show(w, n=40) + ' (' + _scripts(w) + ')' for w in disguised[:3])}"))
     folded, changed = fold(text)
     views = [("", folded, changed)]
     unescaped = html.unescape(folded)
