@@ -69,6 +69,10 @@ def public_sets(half: str, verbose: bool) -> tuple[bool, list]:
             if verbose:
                 for c in cs:
                     print(f"        {c.server}/{c.name}: {found[c][0] or 'MISSED'} {', '.join(found[c][1])}")
+        for c in visible:
+            if c.label:
+                print(f"    classed by content: {c.server}/{c.name}, labelled {c.label}, is {c.style} "
+                      f"(tests/_attack_sets.py RECLASSED)")
         if hidden:
             print(f"    not visible in a definition, not counted: {', '.join(sorted({c.style for c in hidden}))} "
                   f"({sum(bool(found[c][0]) for c in hidden)} of {len(hidden)} flagged anyway)")
