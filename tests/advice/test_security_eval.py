@@ -36,7 +36,7 @@ def held_out():
 
 
 def test_the_held_out_attacks_are_flagged(held_out):
-    assert len(held_out) >= 30  # 4 + 2 + 35 definition-visible held-out attacks in the three sets
+    assert len(held_out) >= 30  # 5 + 2 + 30 definition-visible held-out attacks in the three sets
     flagged = [c for c, level in held_out if level]
     assert len(flagged) >= 0.9 * len(held_out), [c for c, level in held_out if not level]
 
@@ -51,7 +51,7 @@ def test_the_split_holds_out_about_half_of_the_attacks():
     shared("attacks")
     cases = [c for set_ in attack_sets.present() for c in attack_sets.load_set(set_)[1]]
     held = [c for c in cases if c.half == "held-out"]
-    assert 0.35 * len(cases) <= len(held) <= 0.65 * len(cases)  # 41 of 94 with the three sets
+    assert 0.35 * len(cases) <= len(held) <= 0.65 * len(cases)  # 39 of 94 with the three sets
 
 
 def benign_findings(reg: Registry):
