@@ -32,14 +32,20 @@ class Lexicon:
 
     def __init__(self, cfg: dict):
         self.cfg = cfg
+        self._cues: dict[str, re.Pattern | None] = {}
 
     def __getattr__(self, key: str) -> tuple[re.Pattern, ...]:
-        return _compiled(tuple(self.cfg[key]))
+        value = _compiled(tuple(self.cfg[key]))
+        setattr(self, key, value)  # runs only on a miss: each list is hashed once per lexicon, not per sentence
+        return value
 
     def cued(self, key: str, low: str) -> bool:
         """Whether the lower-cased sentence holds a cue of the ingredient (`[poisoning.cues]`), or it has none."""
-        cues = self.cfg.get("cues", {}).get(key)
-        return cues is None or _literals(tuple(cues)).search(low) is not None
+        if key not in self._cues:
+            cues = self.cfg.get("cues", {}).get(key)
+            self._cues[key] = None if cues is None else _literals(tuple(cues))
+        pattern = self._cues[key]
+        return pattern is None or pattern.search(low) is not None
 
     def find(self, key: str, s: str, low: str) -> re.Match | None:
         """The first match of the ingredient's patterns in `s`, searched only when a cue is there."""

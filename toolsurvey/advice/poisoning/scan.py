@@ -46,7 +46,7 @@ def scan(tool: Tool, cfg: dict, siblings: frozenset[str] = frozenset()) -> list[
     `cfg` is the `[poisoning]` section of the audit configuration; `siblings` are the tools of the tool's
     server, as `server_tools` gives them (an order about one of them is guidance, not shadowing).
     """
-    lex = Lexicon(cfg)
+    lex = _lexicon(cfg)
     own = own_names(tool, siblings)
     out: list[Signal] = []
     for where, text in texts(tool):
@@ -60,6 +60,18 @@ def scan(tool: Tool, cfg: dict, siblings: frozenset[str] = frozenset()) -> list[
             seen.add(key)
             kept.append(s)
     return kept
+
+
+_last: tuple[dict | None, Lexicon | None] = (None, None)
+
+
+def _lexicon(cfg: dict) -> Lexicon:
+    """The lexicon of `cfg`, kept while the same configuration comes back: an audit scans every tool with one."""
+    global _last
+    last = _last  # one read: another thread may replace it meanwhile
+    if last[0] is not cfg:
+        last = _last = (cfg, Lexicon(cfg))
+    return last[1]
 
 
 def _scan_text(own: Own, where: str, text: str, lex: Lexicon, depth: int) -> list[Signal]:
