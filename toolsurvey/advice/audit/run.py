@@ -13,9 +13,9 @@ from ...core.choices import SEVERITIES
 from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
 from ...errors import InputError
-from .. import poisoning
 from ..deferral import measured_search
 from ..ownership import check_owned, owned
+from ..poisoning.scan import server_tools
 from ..pricing import price_findings
 from ..thresholds import load_config
 from .descriptions import (
@@ -49,7 +49,7 @@ from .schema import (
     check_schema_ref,
     check_schema_root_combinator,
 )
-from .security import poisoning_check
+from .security import security_rules
 
 _ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
@@ -106,8 +106,7 @@ RULES: dict[str, Rule] = {r.id: r for r in [
     Rule("overlap-across-servers", "warning", "steps", "near-duplicate tools on servers the user does not own",
          "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
          scope="registry"),
-    *[Rule(rid, level, "security", title, fix, poisoning_check(level, kind))
-      for rid, level, kind, title, fix in poisoning.RULES],
+    *security_rules(),
     Rule("never-found", "warning", "steps", "no query that needs the tool finds it in a search's top k", FIND_FIX,
          check_never_found, scope="registry"),
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
@@ -150,6 +149,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     cfg = load_config(config)
     cfg["_own"] = owned(own)
     cfg["_retrieval"] = measured_search(reg, queries)
+    cfg["_server_tools"] = server_tools(reg)  # an order about a tool of the same server is guidance
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []
