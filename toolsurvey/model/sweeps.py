@@ -16,7 +16,8 @@ from ..errors import InputError
 from .accuracy import DescriptionEffect, load_description_effect
 from .context import Context
 from .cost import row_parameters, row_summaries
-from .scenario import Dist, Scenario
+from .dist import Dist
+from .scenario import Scenario
 from .simulate import run_assumptions
 
 # Rows per chunk of a sweep x requests per row: each per-request array of a chunk (there are some 25)
