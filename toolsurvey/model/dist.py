@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -49,6 +50,32 @@ class Dist:
         if self.kind == "uniform":
             return (self.low + self.high) / 2
         return float(self.mean)
+
+    def above(self, x: float) -> float:
+        """The probability that the quantity exceeds `x` (e.g. a think time longer than a cache's lifetime)."""
+        if self.kind == "fixed":
+            return float(self.value > x)
+        if self.kind == "samples":
+            return float(np.mean(np.asarray(self.values) > x))
+        if self.kind == "uniform":
+            return 1.0 - float(np.clip((x - self.low) / (self.high - self.low), 0, 1)) if self.high > self.low \
+                else float(self.low > x)
+        if self.kind == "poisson":  # 1 - P(N <= floor(x)), the terms summed in logs
+            if x < 0:
+                return 1.0
+            k = np.arange(int(np.floor(x)) + 1)
+            logs = k * math.log(self.mean) - self.mean - np.array([math.lgamma(i + 1) for i in k]) if self.mean > 0 \
+                else np.where(k == 0, 0.0, -np.inf)
+            return float(max(0.0, 1.0 - np.exp(logs).sum()))
+        if self.kind == "normal":
+            return float(self.mean > x) if self.sd == 0 else 0.5 * math.erfc((x - self.mean) / (self.sd * math.sqrt(2)))
+        var = math.log1p((self.sd / self.mean) ** 2) if self.mean > 0 else 0.0  # lognormal, as `draw` has it
+        if x <= 0:
+            return 1.0
+        if var == 0:
+            return float(self.mean > x)
+        mu = math.log(max(self.mean, 1e-12)) - var / 2
+        return 0.5 * math.erfc((math.log(x) - mu) / math.sqrt(2 * var))
 
     def draw(self, rng: np.random.Generator, size) -> np.ndarray:
         """`size` draws as floats (callers round and bound them)."""

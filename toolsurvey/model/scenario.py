@@ -14,9 +14,13 @@ from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
 from .dist import Dist, as_dist, nonneg
+from .subagents import as_subagents, share
 
 OVERFLOW = ("last", "cycle")
 SCENARIO_VERSION = 1
+SESSION_DEFAULTS = {"turns": Dist(value=1.0), "think_time": Dist(value=0.0), "cache_1h_share": None, "prefix_hit": 0,
+                    "cache_miss": 0, "prompt_cache_miss": 0, "compaction_at": None, "compaction_tokens": 0,
+                    "compaction_output_tokens": None, "subagents": ()}
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,17 @@ class Scenario:
     wrong_call_steps: int = 1          # extra requests one wrong tool call costs
     tasks_per_day: float = 1000
     days_per_month: float = 30
+    # Sessions (docs/simulation.md, "Sessions"). At these defaults a run is the single task above.
+    turns: Any = 1                     # user prompts per session, each a task of `steps` requests (number or Dist)
+    think_time: Any = 0                # seconds from a turn's answer to the next prompt (number or Dist)
+    cache_1h_share: float | None = None  # share of threads cached for 1 hour (2x writes); None: all `cache_ttl`
+    prefix_hit: float = 0              # share of the fixed prefix found cached (by other sessions) when a thread's cache is cold
+    cache_miss: float = 0              # share of requests within a turn whose cached history is not found
+    prompt_cache_miss: float = 0       # the same at a new prompt (a turn's first request)
+    compaction_at: float | None = None  # context tokens at which the history is replaced by a summary
+    compaction_tokens: float = 0       # the history left by a compaction: the summary and what is attached to it
+    compaction_output_tokens: float | None = None  # the compaction request's output; None: no request is priced
+    subagents: tuple = ()              # Subagent threads each session starts
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     price_file: str | None = None
     samples: int = 0                   # Monte Carlo draws (0: expected values only)
@@ -84,6 +99,9 @@ class Scenario:
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("steps", as_dist(self.steps, "steps"))
         set_("response_tokens", as_dist(self.response_tokens, "response_tokens"))
+        set_("turns", as_dist(self.turns, "turns"))
+        set_("think_time", as_dist(self.think_time, "think_time"))
+        set_("subagents", as_subagents(self.subagents))
         for k in ("tools", "core"):
             v = getattr(self, k)
             set_(k, (v,) if isinstance(v, str) else tuple(v))
@@ -123,8 +141,26 @@ class Scenario:
             raise InputError("strategy 'phases' needs phases: a phases file path or a list of phases")
         if self.strategy == "fixed" and not self.tools and self.visible is None:
             raise InputError("strategy 'fixed' needs tools (globs) or visible (a count)")
+        self._check_session()
         if not isinstance(self.prices, Mapping):
             raise InputError(f"prices must be a table of model -> price fields, found {self.prices!r}")
+
+    def _check_session(self) -> None:
+        if self.turns.expected() < 1:
+            raise InputError(f"turns must be >= 1 (a session has at least one prompt), found {self.turns.describe()!r}")
+        if self.think_time.expected() < 0:
+            raise InputError(f"think_time must be >= 0 seconds, found {self.think_time.describe()!r}")
+        for k in ("prefix_hit", "cache_miss", "prompt_cache_miss") + (("cache_1h_share",) if self.cache_1h_share is not None else ()):
+            share(k, getattr(self, k))
+        nonneg("compaction_tokens", self.compaction_tokens)
+        for k in ("compaction_at", "compaction_output_tokens"):
+            if getattr(self, k) is not None:
+                nonneg(k, getattr(self, k), positive=k == "compaction_at")
+
+    def is_session(self) -> bool:
+        """True when a session field is set: the run is a session (turns, cache expiry, compaction,
+        subagents), not the single task of the fields above."""
+        return any(getattr(self, k) != v for k, v in SESSION_DEFAULTS.items())
 
     def curve(self) -> AccuracyCurve:
         """The accuracy curve this scenario uses."""
@@ -153,6 +189,8 @@ class Scenario:
             elif f.name == "phases" and v is not None and not isinstance(v, (str, os.PathLike)):
                 v = [{"name": p.name, "tools": list(p.tools), "tags": dict(p.tags), "steps": p.steps,
                       **({"count": p.count} if p.count is not None else {})} for p in v]
+            elif f.name == "subagents":
+                v = [x.describe() for x in v]
             elif isinstance(v, AccuracyCurve):
                 v = v.as_dict()
             elif isinstance(v, tuple):
@@ -221,7 +259,7 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
             doc[k] = rel(doc[k])
     if isinstance(doc.get("price_file"), str) and not doc["price_file"].startswith(("http://", "https://")):
         doc["price_file"] = rel(doc["price_file"])
-    for k in ("steps", "response_tokens"):
+    for k in ("steps", "response_tokens", "turns", "think_time"):
         if k in doc:
             doc[k] = as_dist(doc[k], f"{path}: {k}", base=base)
     try:
