@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ...core.jsonlines import documents
 from .collector import Collector
+from .events import claude_event
 from .fields import anthropic_usage, arguments, result_text, split_name, stem
 
 # Line types that are not model requests or tool results: read and passed over.
@@ -33,6 +34,8 @@ def claude_records(path: str, records, c: Collector) -> None:
             continue
         kind = rec.get("type")
         msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+        if kind in ("user", "system"):
+            c.event(claude_event(rec, msg, str(rec.get("sessionId") or file_session), str(rec.get("agentId") or file_agent)))
         if kind == "assistant":
             session = str(rec.get("sessionId") or file_session)
             sub = bool(subagent_file or rec.get("isSidechain"))

@@ -38,6 +38,7 @@ class Collector:
     usage_lines: int = 0          # lines (or spans) that carried usage
     duplicate_files: int = 0      # request lines skipped because another file had the request
     other_lines: int = 0          # known records that are neither requests nor tool results
+    events: list = field(default_factory=list)  # prompts and compactions (events.EVENT_FIELDS)
     files: dict[str, str] = field(default_factory=dict)
 
     def request(self, key: str, file: str, line: int, row: dict) -> None:
@@ -63,6 +64,10 @@ class Collector:
         self.duplicate_files += 1
         self.skips.add(file, line, f"request {key} was already read from {old[_AT['file']]}:{old[_AT['line']]} "
                        "(a resumed session repeats it); counted once", "request seen in another file")
+
+    def event(self, event: tuple | None) -> None:
+        if event is not None:
+            self.events.append(event)
 
     def call(self, call_id: str, row: dict) -> None:
         if call_id not in self.calls:
@@ -97,6 +102,7 @@ class Collector:
             self.calls.setdefault(call_id, row)
         for call_id, row in other.results.items():
             self.results.setdefault(call_id, row)
+        self.events += other.events
         self.skips.items += other.skips.items
         self.skips.reasons.update(other.skips.reasons)
         self.usage_lines += other.usage_lines

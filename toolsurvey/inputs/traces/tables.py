@@ -15,6 +15,7 @@ from ..payloads import Payload
 from ..usage import COLUMNS, Usage
 from .billing import bill
 from .collector import CALL_FIELDS, REQUEST_FIELDS, USAGE_FIELDS, Collector
+from .events import EVENT_FIELDS
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
@@ -35,6 +36,7 @@ class Traces:
     warnings: list[str] = field(default_factory=list)     # problems that are not skipped lines
     dedup: str = ""                                       # how streamed and repeated requests were counted
     source: str = ""
+    events: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(EVENT_FIELDS)))  # prompts, compactions
 
     def __repr__(self) -> str:
         return (f"<Traces {len(self.sessions)} sessions, {len(self.requests)} requests, "
@@ -111,9 +113,19 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     if c.duplicate_files:
         dedup += f"; {c.duplicate_files:,} line(s) repeating a request already read from another file counted once"
     c.skips.items.sort(key=lambda k: (k.file, k.line))  # engines meet them in different orders
-    tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source)
+    tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source,
+                _events(c))
     tr.sessions = sessions(tr)
     return tr
+
+
+def _events(c: Collector) -> pd.DataFrame:
+    """Prompts and compactions, one row each, in session and time order."""
+    ev = pd.DataFrame(c.events, columns=list(EVENT_FIELDS))
+    c.events.clear()
+    ev["timestamp"] = _time(ev["timestamp"])
+    ev["tokens"] = ev["tokens"].astype(float)
+    return ev.sort_values(["session", "agent", "timestamp"], kind="stable").reset_index(drop=True)
 
 
 def _columns(rows: list, names) -> pd.DataFrame:
