@@ -30,7 +30,8 @@ SESSION_RULES = (
     "find only the prefix; at compaction_at tokens the history becomes compaction_tokens; subagents are threads "
     "of their own, `count` per session")
 PARTS = ("uncached", "cache_write", "cache_read", "output")  # a request's billed components
-MIXED = ("uncached", "cache_write", "cache_read", "expired", "cost")  # what depends on the cache's lifetime
+# What depends on the cache's lifetime.
+MIXED = ("uncached", "cache_write", "cache_read", "expired", "cost", *(f"cost_{k}" for k in PARTS))
 
 
 def thread_scenario(parent: Scenario, sub: Subagent) -> Scenario:
@@ -150,13 +151,14 @@ class _Pricer:
         read, write, uncached = parts
         pr = self.price(model)
         k = int(self.th.step[r])
-        cost = (uncached * pr.input + write * cache_write_price(pr, ttl, model) + read * pr.cache_read
-                + output * pr.output) / PER_MILLION
+        dollars = {"uncached": uncached * pr.input, "cache_write": write * cache_write_price(pr, ttl, model),
+                   "cache_read": read * pr.cache_read, "output": output * pr.output}
         return {"thread": self.th.name, "count": self.th.count, "turn": int(self.th.turn[r]), "step": k,
                 "kind": kind, "weight": float(self.th.weight[r]), "model": model, "tools": self.tools[k - 1],
                 "overhead": self.overhead[k - 1],
                 "history": history, "input": inp, "uncached": uncached, "cache_write": write, "cache_read": read,
-                "output": output, "expired": p, "fits": inp <= pr.context_window, "cost": cost}
+                "output": output, "expired": p, "fits": inp <= pr.context_window,
+                "cost": sum(dollars.values()) / PER_MILLION, **{f"cost_{k}": v / PER_MILLION for k, v in dollars.items()}}
 
 
 def price_thread(th: Thread, sc: Scenario, rows: dict, prices: _Prices) -> pd.DataFrame:

@@ -6,7 +6,8 @@ from typing import Any
 
 import pandas as pd
 
-from ...model.fit import compare, fit_scenario
+from ...model.compare import compare
+from ...model.fit import fit_scenario
 from ..units import money
 from .document import NOT_PRICED, Headline, Section, Table
 

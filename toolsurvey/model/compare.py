@@ -1,0 +1,146 @@
+"""The session model checked against the bill: each traced session priced from its own structure
+(threads, turns, requests, timestamps, models) with sizes fitted on every session (in-sample) or on
+the other sessions only (leave one session out), next to what it was billed, per component."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..inputs.traces.billing import HOUR_WRITE_FACTOR, price_of
+from ..inputs.traces.tables import Traces
+from ..providers.prices import load_prices
+from .context import Context
+from .cost import row_parameters
+from .fit import fit_scenario
+from .scenario import Scenario
+from .session import PARTS, price_session, thread_scenario
+from .subagents import Subagent
+from .trace_shapes import MAIN, requests_table, trace_threads
+
+TOLERANCE = 0.10  # a simulation further than this from the bill says so
+# The scenario inputs each billed component depends on most, to name the input driving a gap.
+DRIVERS = {"uncached": "response_tokens, system_prompt_tokens and caching (the input neither read from nor "
+                       "written to the cache)",
+           "cache_write": "cache_1h_share, prompt_cache_miss and cache_miss, prefix_hit and response_tokens "
+                          "(what is written to the cache again)",
+           "cache_read": "response_tokens and call_tokens (how fast the history grows), compaction_at and "
+                         "compaction_tokens (how large it gets)",
+           "output": "call_tokens and answer_tokens (the output)"}
+
+
+def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False) -> pd.DataFrame:
+    """Per session and in total: billed cost next to the session model's, per component.
+
+    Each session is priced from its own structure: its threads (compaction requests left out, the
+    model predicts them), their requests, turns, timestamps and models. Sizes come from `scenario`
+    (default `fit_scenario(tr)`), or with `cv=True` from a scenario fitted on the other sessions (leave
+    one session out). `.attrs`: "total_error" (simulated / billed - 1), "component_errors", "median_abs_error"
+    (over sessions), "verdict" (names the input behind the largest gap), "scenario". Raises InputError
+    for traces without requests, or `cv` with fewer than two sessions or with a scenario given.
+    """
+    if cv and scenario is not None:
+        raise InputError("cv=True fits a scenario on the other sessions for each one; give a scenario or cv, not both")
+    r = requests_table(tr)
+    billed = _billed_parts(r)
+    priced = billed.notna().all(axis=1)
+    sessions = sorted(r["session"].unique())
+    if cv and len(sessions) < 2:
+        raise InputError(f"leaving one session out needs at least two sessions; the traces hold {len(sessions)}")
+    sc = scenario if scenario is not None else fit_scenario(tr)
+    rows = []
+    for s in sessions:
+        own = r["session"] == s
+        fitted = fit_scenario(_without(tr, s)) if cv else sc
+        sim = simulated(r[own & priced], fitted)
+        rows.append({"session": s, "requests": int(own.sum()), "simulated_requests": sim.pop("requests"),
+                     "billed": float(billed[own & priced].sum().sum()) if (own & priced).any() else np.nan,
+                     "simulated": sim["cost"],
+                     **{f"billed_{k}": float(billed.loc[own & priced, k].sum()) for k in PARTS},
+                     **{f"simulated_{k}": sim[k] for k in PARTS}})
+    per = pd.DataFrame(rows)
+    total = per.drop(columns="session").sum(min_count=1)
+    per = pd.concat([per, pd.DataFrame([{"session": "(total)", **total}])], ignore_index=True)
+    per["requests"] = per["requests"].astype("int64")
+    per["error"] = np.where(per["billed"] > 0, per["simulated"] / per["billed"].where(per["billed"] > 0) - 1, np.nan)
+    per["within_10pct"] = per["error"].abs() <= TOLERANCE
+    last = per.iloc[-1]
+    per.attrs.update(
+        cv=cv, scenario=sc, total_error=float(last["error"]), left_out=int((~priced).sum()),
+        component_errors={k: float(last[f"simulated_{k}"] / last[f"billed_{k}"] - 1) if last[f"billed_{k}"] else np.nan
+                          for k in PARTS},
+        median_abs_error=float(per["error"].iloc[:-1].abs().median()))
+    per.attrs["verdict"] = _verdict(last, cv, int((~priced).sum()))
+    return per
+
+
+def simulated(rows: pd.DataFrame, sc: Scenario) -> dict[str, float]:
+    """The session model's requests, cost and cost per component for one session's rows of `requests_table`."""
+    if sc.registry_size is None or sc.tool_tokens is None:
+        sc = dataclasses.replace(sc, registry_size=0, tool_tokens=0.0)  # traces carry no registry: average-size mode
+    ctx = Context(None)
+    items = []
+    for th in trace_threads(rows):
+        th_sc = sc if th.name == MAIN else thread_scenario(sc, _subagent_for(sc, th.models[0]))
+        items.append((th, th_sc, row_parameters(ctx, [th_sc], np.array([0]), np.array([float(th.step.max())]))))
+    table = price_session(items, sc)
+    w = table["weight"] * table["count"] if len(table) else pd.Series(dtype=float)
+    out = {k: float((table[f"cost_{k}"] * w).sum()) if len(table) else 0.0 for k in PARTS}
+    out["cost"] = sum(out.values())
+    out["requests"] = float(w.sum())
+    return out
+
+
+def _subagent_for(sc: Scenario, model: str) -> Subagent:
+    """The fitted subagent of a thread's model, else the first one, else one with the main agent's sizes."""
+    for sub in sc.subagents:
+        if sub.model == model:
+            return sub
+    if sc.subagents:
+        return dataclasses.replace(sc.subagents[0], model=model)
+    return Subagent(name="subagent", model=model, system_prompt_tokens=sc.system_prompt_tokens + sc.user_message_tokens
+                    + (sc.tool_tokens or 0) * (sc.registry_size or 0), response_tokens=sc.response_tokens,
+                    call_tokens=sc.call_tokens, answer_tokens=sc.answer_tokens)
+
+
+def _billed_parts(r: pd.DataFrame) -> pd.DataFrame:
+    """Each request's billed dollars per component (NaN for a model with no price), as `bill` prices them."""
+    prices = load_prices()
+    out = pd.DataFrame(np.nan, columns=list(PARTS), index=r.index)
+    for model, g in r.groupby("model", sort=False):
+        try:
+            p = price_of(str(model), prices)
+        except InputError:
+            continue
+        hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
+        out.loc[g.index, "uncached"] = g["input_tokens"] * p.input / 1e6
+        out.loc[g.index, "cache_write"] = (g["cache_write_5m"] * p.cache_write + g["cache_write_1h"] * hour) / 1e6
+        out.loc[g.index, "cache_read"] = g["cache_read"] * p.cache_read / 1e6
+        out.loc[g.index, "output"] = g["output_tokens"] * p.output / 1e6
+    return out
+
+
+def _without(tr: Traces, session: str) -> Traces:
+    """The traces with one session left out."""
+    keep = lambda df: df[df["session"] != session] if len(df) else df
+    return dataclasses.replace(tr, requests=keep(tr.requests), calls=keep(tr.calls), sessions=keep(tr.sessions),
+                               events=keep(tr.events))
+
+
+def _verdict(total: pd.Series, cv: bool, left_out: int) -> str:
+    err = total["error"]
+    how = "leaving each session out of the fit" if cv else "fitted to these sessions"
+    unpriced = f" ({left_out:,} request(s) of unpriced models left out)" if left_out else ""
+    if pd.isna(err):
+        return "no billed cost to compare with (unpriced models?)"
+    if abs(err) <= TOLERANCE:
+        return (f"the simulation, {how}, is within {abs(err):.1%} of the billed cost{unpriced}: its what-ifs can be "
+                "trusted for this agent")
+    gaps = {k: total[f"simulated_{k}"] - total[f"billed_{k}"] for k in PARTS}
+    part = max(gaps, key=lambda k: abs(gaps[k]))
+    side = "over" if err > 0 else "under"
+    return (f"the simulation, {how}, is {abs(err):.1%} {side} the billed cost (more than {TOLERANCE:.0%}){unpriced}; "
+            f"the largest gap is in {part.replace('_', ' ')} (${gaps[part]:+,.4f}), so check {DRIVERS[part]}")
