@@ -29,9 +29,12 @@ def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Sc
     rates seen (errors, repeated identical calls) are in the description. `changes` replace fields
     of the result. Raises InputError when the traces have no requests or name no model.
     """
-    d = fit_details(tr)
+    return dataclasses.replace(_scenario(fit_details(tr), name), **changes)
+
+
+def _scenario(d: dict[str, Any], name: str = "fitted to traces") -> Scenario:
     m = d["main"]
-    sc = Scenario(
+    return Scenario(
         model=d["model"], steps=d["steps"], turns=d["turns"], think_time=d["think_time"],
         response_tokens=m["response_tokens"],
         system_prompt_tokens=max(m["prefix"] - m["user_message_tokens"] - d["tool_tokens"], 0.0),
@@ -40,11 +43,11 @@ def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Sc
         answer_tokens=m["answer_tokens"], caching=d["caching"], cache_1h_share=m["cache_1h_share"],
         prefix_hit=m["prefix_hit"], cache_miss=m["cache_miss"], prompt_cache_miss=m["prompt_cache_miss"],
         compaction_at=d["compaction_at"], compaction_tokens=d["compaction_tokens"],
-        compaction_output_tokens=d["compaction_output_tokens"], subagents=d["subagents"], accuracy=False,
+        compaction_output_tokens=d["compaction_output_tokens"], subagents=d["subagents"],
+        growth_by_step=m["growth_by_step"], accuracy=False,
         name=name, description=(f"fitted to {d['sessions']} session(s) of traces: {d['error_share']:.1%} of tool "
                                 f"calls failed, {d['repeated_share']:.1%} repeated an identical call, cache hit "
                                 f"share {d['cache_hit_share']:.1%}; fixed prefix {d['prefix_source']}"))
-    return dataclasses.replace(sc, **changes)
 
 
 def fit_details(tr: Traces) -> dict[str, Any]:
@@ -118,9 +121,10 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
     lost = (g["prev_total"] - g["cache_read"]).clip(lower=0).clip(upper=history)
     rate = lambda m: float(lost[m].sum() / history[m].sum()) if caching == "incremental" and history[m].sum() else 0.0
     written = g["cache_write"].sum()
+    mean = max(float(added[within].mean()), 0.0) if within.any() else 0.0
     return {
-        "prefix": prefix, "user_message_tokens": user,
-        "response_tokens": max(float(added[within].mean()), 0.0) if within.any() else 0.0,
+        "prefix": prefix, "user_message_tokens": user, "response_tokens": mean,
+        "growth_by_step": _profile(added[within], g.loc[within, "index"], mean),
         "call_tokens": float(g.loc[~g["final"], "output_tokens"].mean()) if (~g["final"]).any() else 0.0,
         "answer_tokens": float(g.loc[g["final"], "output_tokens"].mean()),
         "cache_1h_share": float(g["cache_write_1h"].sum() / written) if written else 0.0,
@@ -128,6 +132,21 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
         if fixed and cold.any() else 0.0,
         "cache_miss": rate(warm & (g["step"] > 1)), "prompt_cache_miss": rate(warm & (g["step"] == 1)),
     }
+
+
+def _profile(added: pd.Series, index: pd.Series, mean: float) -> tuple[float, ...]:
+    """The mean growth into a thread's request by its place (spans 1, 2-3, 4-7, ... as
+    session_context.step_factor reads them) relative to the overall mean; a span with no step holds
+    the one before."""
+    if not len(added) or mean <= 0:
+        return ()
+    span = np.floor(np.log2(index.clip(lower=1).to_numpy())).astype(int)
+    means = pd.Series(added.to_numpy()).groupby(span).mean()
+    out, last = [], 1.0
+    for b in range(int(span.max()) + 1):
+        last = max(float(means[b]), 0.0) / mean if b in means.index else last
+        out.append(last)
+    return tuple(out)
 
 
 def _compactions(r: pd.DataFrame, events: pd.DataFrame, fixed: float) -> dict[str, Any]:
@@ -161,7 +180,7 @@ def _subagents(r: pd.DataFrame, caching: str) -> tuple[Subagent, ...]:
                             model=str(model) or None, steps=_dist(steps, 1.0), system_prompt_tokens=s["prefix"],
                             response_tokens=s["response_tokens"], call_tokens=s["call_tokens"],
                             answer_tokens=s["answer_tokens"], cache_1h_share=s["cache_1h_share"],
-                            prefix_hit=s["prefix_hit"], cache_miss=s["cache_miss"]))
+                            prefix_hit=s["prefix_hit"], cache_miss=s["cache_miss"], growth_by_step=s["growth_by_step"]))
     return tuple(out)
 
 

@@ -14,13 +14,13 @@ from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
 from .dist import Dist, as_dist, nonneg
-from .subagents import as_subagents, share
+from .subagents import as_subagents, multipliers, share
 
 OVERFLOW = ("last", "cycle")
 SCENARIO_VERSION = 1
 SESSION_DEFAULTS = {"turns": Dist(value=1.0), "think_time": Dist(value=0.0), "cache_1h_share": None, "prefix_hit": 0,
                     "cache_miss": 0, "prompt_cache_miss": 0, "compaction_at": None, "compaction_tokens": 0,
-                    "compaction_output_tokens": None, "subagents": ()}
+                    "compaction_output_tokens": None, "subagents": (), "growth_by_step": ()}
 
 
 @dataclass(frozen=True)
@@ -88,6 +88,7 @@ class Scenario:
     compaction_tokens: float = 0       # the history left by a compaction: the summary and what is attached to it
     compaction_output_tokens: float | None = None  # the compaction request's output; None: no request is priced
     subagents: tuple = ()              # Subagent threads each session starts
+    growth_by_step: tuple = ()         # result size multipliers by a step's place in its thread: 2, 3-4, 5-8, ...
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     price_file: str | None = None
     samples: int = 0                   # Monte Carlo draws (0: expected values only)
@@ -102,6 +103,7 @@ class Scenario:
         set_("turns", as_dist(self.turns, "turns"))
         set_("think_time", as_dist(self.think_time, "think_time"))
         set_("subagents", as_subagents(self.subagents))
+        set_("growth_by_step", multipliers("growth_by_step", self.growth_by_step))
         for k in ("tools", "core"):
             v = getattr(self, k)
             set_(k, (v,) if isinstance(v, str) else tuple(v))

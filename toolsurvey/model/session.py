@@ -19,6 +19,7 @@ from .context import Context
 from .cost import row_parameters
 from .dist import Dist
 from .scenario import Scenario
+from .session_context import Sizes, path
 from .session_shape import Thread, expected_thread
 from .subagents import SHARES, Subagent
 
@@ -44,7 +45,7 @@ def thread_scenario(parent: Scenario, sub: Subagent) -> Scenario:
         user_message_tokens=0, response_tokens=sub.response_tokens, call_tokens=sub.call_tokens,
         answer_tokens=sub.answer_tokens, tool_tokens=0.0, registry_size=0, overhead_tokens=0.0, strategy="all",
         visible=None, tools=(), phases=None, core=(), calibration=None, accuracy=False, turns=1, think_time=0,
-        compaction_at=None, subagents=(), prompt_cache_miss=0.0, **own)
+        compaction_at=None, subagents=(), prompt_cache_miss=0.0, growth_by_step=sub.growth_by_step, **own)
 
 
 def hour_share(sc: Scenario) -> float:
@@ -66,44 +67,34 @@ class _Prices:
 
 
 class _Pricer:
-    """Prices one thread's requests under one cache lifetime; `rows` are the thread scenario's
-    `row_parameters` (the fixed prefix, tools and result of each position in a turn)."""
+    """Prices one thread's requests (its `path`) under one cache lifetime."""
 
     def __init__(self, th: Thread, sc: Scenario, rows: dict, prices: _Prices):
         self.th, self.sc, self.prices = th, sc, prices
-        prm = rows["params"]
-        # The stable prefix (overhead, tools block, system prompt); tools loaded by a search sit after it.
-        self.fixed = prm["overhead"][0, 0] * (rows["visible"][0] > 0) + rows["prefix"][0] + prm["system"][0, 0]
-        self.loaded = rows["loaded"][0]
-        self.tools, self.block, self.results = rows["prefix"][0] + rows["loaded"][0], rows["block"][0], rows["results"][0]
-        self.overhead = prm["overhead"][0, 0] * (rows["visible"][0] > 0)
-        self.call, self.user, self.answer = prm["call"][0, 0], prm["user"][0, 0], rows["money"]["answer"][0, 0]
-        self.mode = str(rows["modes"][0])
-        if self.mode == "explicit":
+        self.sz = Sizes.of(rows)
+        if self.sz.mode == "explicit":
             raise InputError("caching 'explicit' (a stored cache) is not modelled for sessions (turns, subagents, "
                              "compaction); use 'prefix' or 'incremental'")
-        if len(th) and int(th.step.max()) > len(self.fixed):
-            raise InputError(f"thread {th.name!r}: a turn of {int(th.step.max())} requests is longer than the "
-                             f"scenario's {len(self.fixed)}")
+        self.path = path(th, self.sz, sc)
 
-    def price(self, model: str):
-        return self.prices.of(model)
-
-    def cache(self, inp, fixed, prev, same_block, after, p, q, price) -> tuple[float, float, float]:
-        """(cache read, cache write, uncached) of one request whose cache expired with probability `p`."""
+    def cache(self, e: dict, p: float, q: float, price) -> tuple[float, float, float]:
+        """(cache read, cache write, uncached) of request `e`, whose cache expired with probability `p`."""
+        inp, prev = e["input"], e["prev"]
         low = price.min_cache_tokens
         step = float(caching_rules(price.provider).get("cache_increment", 1))
         hits = lambda x: math.floor(x / step) * step  # each outcome's read, in the provider's increments
+        fixed = self.sz.fixed[int(self.th.step[e["r"]]) - 1]
         pre = fixed if fixed >= low else 0.0
-        if self.mode == "none" or (self.mode == "prefix" and not pre) or (self.mode == "incremental" and inp < low):
+        mode = self.sz.mode
+        if mode == "none" or (mode == "prefix" and not pre) or (mode == "incremental" and inp < low):
             return 0.0, 0.0, inp
         cold = hits(self.sc.prefix_hit * pre)
-        if self.mode == "prefix":  # the stable prefix alone: read when the previous request sent the same one
-            read = (1 - p) * (hits(pre) if same_block and prev is not None else 0.0) + p * cold
+        if mode == "prefix":  # the stable prefix alone: read when the previous request sent the same one
+            read = (1 - p) * (hits(pre) if e["same"] and prev is not None else 0.0) + p * cold
             return read, pre - read, inp - pre
-        if after:  # just compacted: only the prefix is cached, the summary is new
+        if e["after"]:  # just compacted: only the prefix is cached, the summary is new
             warm = hits(pre)
-        elif same_block and prev is not None and prev >= low:
+        elif e["same"] and prev is not None and prev >= low:
             warm = (1 - q) * hits(prev) + q * hits(min(pre, prev))  # a miss finds the prefix, not the history
         else:
             warm = 0.0
@@ -113,52 +104,33 @@ class _Pricer:
     def run(self, ttl: str) -> list[dict]:
         th, sc = self.th, self.sc
         out: list[dict] = []
-        hist = within = 0.0
-        prev = prev_block = prev_model = last = None
-        for r in range(len(th)):
-            k = int(th.step[r])
-            grow = self.call + self.results[k - 2] if k > 1 else 0.0
-            within = within + grow if k > 1 else 0.0
-            inp = self.fixed[k - 1] + self.loaded[k - 1] + self.user + hist + within
+        prev_model = None
+        touched = -1  # the request a compaction request just refreshed the cache for
+        for e in self.path:
+            r = e["r"]
             model = th.models[r] if th.models is not None else sc.model
-            p = 1.0 if r == 0 or model != prev_model else float(th.expired[ttl][r])
-            same = r > 0 and self.block[k - 1] == prev_block
-            after = False
-            if sc.compaction_at is not None and r > 0 and inp > sc.compaction_at:
-                if sc.compaction_output_tokens is not None:  # the request that writes the summary
-                    out.append(self.row(r, "compaction", inp, self.cache(inp, self.fixed[k - 1], prev, same, False, p,
-                                                                        0.0, self.price(model)),
-                                        sc.compaction_output_tokens, model, ttl, p, hist + within))
-                    p = 0.0
-                hist = sc.compaction_tokens - self.user - within
-                inp = self.fixed[k - 1] + self.loaded[k - 1] + sc.compaction_tokens
-                after = True
-            q = sc.prompt_cache_miss if k == 1 else sc.cache_miss
-            parts = self.cache(inp, self.fixed[k - 1], prev, same, after, p, q, self.price(model))
-            a = float(th.answer[r])
-            kind = "answer" if a == 1 else "call" if a == 0 else "call or answer"
-            out.append(self.row(r, kind, inp, parts, a * self.answer + (1 - a) * self.call, model, ttl, p,
-                                hist + within))
-            prev, prev_block, prev_model = inp, self.block[k - 1], model
-            if r == len(th) - 1 or th.turn[r + 1] != th.turn[r]:  # the turn ends: its history stays
-                f = th.weight[r] / th.weight[r - 1] if k > 1 and th.weight[r] < th.weight[r - 1] else 1.0
-                hist += within - (1 - f) * grow + self.answer + self.user
-                prev = inp if f == 1 else (1 - f) * last + f * inp
-            last = inp
+            # A thread's first request, and a change of model, find no cache of the thread's own.
+            p = 1.0 if model != prev_model else 0.0 if touched == r else float(th.expired[ttl][r])
+            q = 0.0 if e["kind"] == "compaction" else sc.prompt_cache_miss if th.step[r] == 1 else sc.cache_miss
+            out.append(self.row(e, self.cache(e, p, q, self.prices.of(model)), model, ttl, p))
+            touched = r if e["kind"] == "compaction" else -1
+            prev_model = model
         return out
 
-    def row(self, r, kind, inp, parts, output, model, ttl, p, history) -> dict:
+    def row(self, e: dict, parts, model: str, ttl: str, p: float) -> dict:
         read, write, uncached = parts
-        pr = self.price(model)
+        pr = self.prices.of(model)
+        r = e["r"]
         k = int(self.th.step[r])
         dollars = {"uncached": uncached * pr.input, "cache_write": write * cache_write_price(pr, ttl, model),
-                   "cache_read": read * pr.cache_read, "output": output * pr.output}
+                   "cache_read": read * pr.cache_read, "output": e["output"] * pr.output}
         return {"thread": self.th.name, "count": self.th.count, "turn": int(self.th.turn[r]), "step": k,
-                "kind": kind, "weight": float(self.th.weight[r]), "model": model, "tools": self.tools[k - 1],
-                "overhead": self.overhead[k - 1],
-                "history": history, "input": inp, "uncached": uncached, "cache_write": write, "cache_read": read,
-                "output": output, "expired": p, "fits": inp <= pr.context_window,
-                "cost": sum(dollars.values()) / PER_MILLION, **{f"cost_{k}": v / PER_MILLION for k, v in dollars.items()}}
+                "kind": e["kind"], "weight": float(self.th.weight[r]), "model": model,
+                "tools": self.sz.tools[k - 1],
+                "overhead": self.sz.overhead[k - 1], "history": e["history"], "input": e["input"],
+                "uncached": uncached, "cache_write": write, "cache_read": read, "output": e["output"], "expired": p,
+                "fits": e["input"] <= pr.context_window, "cost": sum(dollars.values()) / PER_MILLION,
+                **{f"cost_{k}": v / PER_MILLION for k, v in dollars.items()}}
 
 
 def price_thread(th: Thread, sc: Scenario, rows: dict, prices: _Prices) -> pd.DataFrame:

@@ -28,10 +28,13 @@ class Subagent:
     cache_1h_share: float | None = None
     prefix_hit: float | None = None
     cache_miss: float | None = None
+    growth_by_step: tuple = ()         # as the Scenario field, for its own thread
 
     def __post_init__(self):
         object.__setattr__(self, "steps", as_dist(self.steps, f"subagent {self.name!r}: steps"))
         object.__setattr__(self, "response_tokens", as_dist(self.response_tokens, f"subagent {self.name!r}: response_tokens"))
+        object.__setattr__(self, "growth_by_step", multipliers(f"subagent {self.name!r}: growth_by_step",
+                                                               self.growth_by_step))
         if self.steps.expected() < 1:
             raise InputError(f"subagent {self.name!r}: steps must be >= 1, found {self.steps.describe()!r}")
         if self.model is not None and (not isinstance(self.model, str) or not self.model):
@@ -53,6 +56,15 @@ def share(name: str, v: Any) -> None:
     nonneg(name, v)
     if v > 1:
         raise InputError(f"{name} must be a share from 0 to 1, found {v!r}")
+
+
+def multipliers(name: str, v: Any) -> tuple[float, ...]:
+    """A tuple of multipliers >= 0, from a list or tuple of numbers; raises InputError otherwise."""
+    if not isinstance(v, (list, tuple)):
+        raise InputError(f"{name} must be a list of multipliers (numbers >= 0), found {v!r}")
+    for x in v:
+        nonneg(name, x)
+    return tuple(float(x) for x in v)
 
 
 def as_subagents(value: Any) -> tuple[Subagent, ...]:

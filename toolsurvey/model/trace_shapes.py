@@ -31,7 +31,8 @@ def requests_table(tr: Traces) -> pd.DataFrame:
     keys = [r["session"], r["agent"]]
     r["step"] = r.groupby([*keys, r["turn"]]).cumcount() + 1
     r["final"] = r.groupby([*keys, r["turn"]])["step"].transform("max") == r["step"]
-    r["first"] = r.groupby(keys).cumcount() == 0
+    r["index"] = r.groupby(keys).cumcount()  # the request's place in its thread, from 0
+    r["first"] = r["index"] == 0
     r["gap"] = r.groupby(keys)["timestamp"].diff().dt.total_seconds()
     for c in ("total", "output_tokens", "cache_read"):
         r[f"prev_{c}"] = r.groupby(keys)[c].shift(1)
