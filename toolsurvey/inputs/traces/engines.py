@@ -26,6 +26,8 @@ _JSON_TYPES = {"ARRAY": "list", "VARCHAR": "str", "BIGINT": "int", "UBIGINT": "i
 CLAUDE_SQL = """
 SELECT json_type(j) AS jt, j->>'type' AS type, j->>'requestId' AS requestId, j->>'sessionId' AS sessionId,
   j->>'timestamp' AS timestamp, j->>'uuid' AS uuid, j->>'agentId' AS agentId, j->>'isSidechain' AS side,
+  j->>'cwd' AS cwd,
+  CASE WHEN j->'data'->>'type' = 'agent_progress' THEN CAST(j->'data' AS VARCHAR) END AS progress,
   json_type(j->'message') AS mt, j->'message'->>'id' AS mid, j->'message'->>'model' AS model,
   json_type(j->'message'->'usage') AS ut, CAST(j->'message'->'usage' AS VARCHAR) AS usage,
   j->>'subtype' AS subtype, j->>'isMeta' AS meta, j->>'isCompactSummary' AS compact_summary,
@@ -116,11 +118,13 @@ def _duck_rows(con, path: str) -> list[tuple[int, Any]] | None:
 def _record(r: dict) -> Any:
     if r["jt"] != "OBJECT":  # a value of the same type, so the warning names it as the built-in reader does
         return _SAMPLES[_JSON_TYPES.get(r["jt"], "str")]
-    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId", "subtype")
+    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId", "cwd", "subtype")
            if r[k] is not None}
     for key, col in (("isSidechain", "side"), ("isMeta", "meta"), ("isCompactSummary", "compact_summary")):
         if r[col] is not None:
             rec[key] = r[col] == "true"
+    if r["progress"] is not None:  # a subagent's message relayed whole (few lines; parsed here)
+        rec["data"] = json.loads(r["progress"])
     if r["pre_tokens"] is not None or r["compact_trigger"] is not None:  # what events.claude_event reads
         rec["compactMetadata"] = {"preTokens": json.loads(r["pre_tokens"]) if r["pre_tokens"] else None,
                                   "trigger": r["compact_trigger"]}
