@@ -32,29 +32,29 @@ DRIVERS = {"uncached": "response_tokens, system_prompt_tokens and caching (the i
            "output": "call_tokens and answer_tokens (the output)"}
 
 
-def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False) -> pd.DataFrame:
+def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **changes) -> pd.DataFrame:
     """Per session and in total: billed cost next to the session model's, per component.
 
     Each session is priced from its own structure: its threads (compaction requests left out, the
     model predicts them), their requests, turns, timestamps and models. Sizes come from `scenario`
     (default `fit_scenario(tr)`), or with `cv=True` from a scenario fitted on the other sessions (leave
-    one session out). `.attrs`: "total_error" (simulated / billed - 1), "component_errors", "median_abs_error"
+    one session out); `changes` replace fields of every scenario used (e.g. price_file). `.attrs`: "total_error" (simulated / billed - 1), "component_errors", "median_abs_error"
     (over sessions), "verdict" (names the input behind the largest gap), "scenario". Raises InputError
     for traces without requests, or `cv` with fewer than two sessions or with a scenario given.
     """
     if cv and scenario is not None:
         raise InputError("cv=True fits a scenario on the other sessions for each one; give a scenario or cv, not both")
     r = requests_table(tr)
-    billed = _billed_parts(r)
-    priced = billed.notna().all(axis=1)
     sessions = sorted(r["session"].unique())
     if cv and len(sessions) < 2:
         raise InputError(f"leaving one session out needs at least two sessions; the traces hold {len(sessions)}")
-    sc = scenario if scenario is not None else fit_scenario(tr)
+    sc = dataclasses.replace(scenario if scenario is not None else fit_scenario(tr), **changes)
+    billed = _billed_parts(r, sc)
+    priced = billed.notna().all(axis=1)
     rows = []
     for s in sessions:
         own = r["session"] == s
-        fitted = fit_scenario(_without(tr, s)) if cv else sc
+        fitted = fit_scenario(_without(tr, s), **changes) if cv else sc
         sim = simulated(r[own & priced], fitted)
         rows.append({"session": s, "requests": int(own.sum()), "simulated_requests": sim.pop("requests"),
                      "billed": float(billed[own & priced].sum().sum()) if (own & priced).any() else np.nan,
@@ -106,9 +106,10 @@ def _subagent_for(sc: Scenario, model: str) -> Subagent:
                     call_tokens=sc.call_tokens, answer_tokens=sc.answer_tokens)
 
 
-def _billed_parts(r: pd.DataFrame) -> pd.DataFrame:
-    """Each request's billed dollars per component (NaN for a model with no price), as `bill` prices them."""
-    prices = load_prices()
+def _billed_parts(r: pd.DataFrame, sc: Scenario) -> pd.DataFrame:
+    """Each request's billed dollars per component (NaN for a model with no price), as `bill` prices them,
+    at the scenario's prices."""
+    prices = load_prices(sc.price_file, overrides=sc.prices)
     out = pd.DataFrame(np.nan, columns=list(PARTS), index=r.index)
     for model, g in r.groupby("model", sort=False):
         try:

@@ -105,7 +105,7 @@ def _caching(r: pd.DataFrame) -> str:
 def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
     """One role's sizes and cache behaviour, measured on its requests (see docs/traces.md)."""
     prefix = float(g.loc[g["first"], "total"].median())
-    pair = ~g["first"] & (g["total"] >= 0.5 * g["prev_total"])  # consecutive requests, no compaction between
+    pair = ~g["first"] & ~g["compacted"]  # consecutive requests, no compaction between
     added = g["total"] - g["prev_total"] - g["prev_output_tokens"]
     within, prompt = pair & (g["step"] > 1), pair & (g["step"] == 1)
     user = max(float(added[prompt].mean()), 0.0) if prompt.any() else 0.0
@@ -153,11 +153,11 @@ def _compactions(r: pd.DataFrame, events: pd.DataFrame, fixed: float) -> dict[st
     """Where the main agent's history was compacted (the recorded automatic compactions' sizes, else
     the context before each collapse of the input), what it left, and the compaction requests' output."""
     main = r[r["role"] == MAIN]
-    after = main[~main["first"] & (main["total"] < 0.5 * main["prev_total"])]
+    after = main[main["compacted"]]
     ev = events[events["kind"] == "compaction"] if len(events) else events
     auto = ev[ev["detail"] != "manual"]["tokens"].dropna() if len(ev) else pd.Series(dtype=float)
     at = float(auto.median()) if len(auto) else float(after["prev_total"].median()) if len(after) and not len(ev) \
-        else None
+        else None  # compacted by hand only: no size is known to trigger it
     requests = r.loc[r["role"] == COMPACTION, "output_tokens"]
     return {"compaction_at": at, "compactions": int(max(len(after), len(ev))),
             "compaction_tokens": max(float((after["total"] - fixed).mean()), 0.0) if len(after) else 0.0,

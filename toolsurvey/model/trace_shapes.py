@@ -37,7 +37,32 @@ def requests_table(tr: Traces) -> pd.DataFrame:
     for c in ("total", "output_tokens", "cache_read"):
         r[f"prev_{c}"] = r.groupby(keys)[c].shift(1)
     r["prev_model"] = r.groupby(keys)["model"].shift(1)
+    r["compacted"] = _compacted(r, tr.events)
     return r
+
+
+def _compacted(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
+    """Whether the thread's history was compacted just before each request: a recorded compaction
+    since the previous request, or (a thread with none recorded) the input falling below half of it."""
+    out = (~r["first"] & (r["total"] < 0.5 * r["prev_total"])).to_numpy().copy()
+    comp = events[events["kind"] == "compaction"] if len(events) else events
+    if not len(comp):
+        return out
+    prev_ts = _ns(r.groupby([r["session"], r["agent"]])["timestamp"].shift(1))
+    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in comp.groupby(["session", "agent"])}
+    for k, idx in r.groupby(["session", "agent"]).indices.items():
+        times = at.get(k)
+        if times is None:
+            continue
+        ts, before = _ns(r["timestamp"])[idx], prev_ts[idx]
+        seen = np.searchsorted(times, ts, side="right") - np.searchsorted(times, before, side="right")
+        out[idx] = ~r["first"].to_numpy()[idx] & (seen > 0)
+    return out
+
+
+def _ns(t: pd.Series) -> np.ndarray:
+    """UTC timestamps as integer nanoseconds (a missing time sorts first)."""
+    return t.astype("int64").to_numpy() if len(t) else np.zeros(0, dtype="int64")
 
 
 def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
@@ -47,11 +72,11 @@ def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
     prompts = events[events["kind"] == "prompt"] if len(events) else events
     if not len(prompts):
         return out
-    at = {k: np.sort(g["timestamp"].dropna().to_numpy()) for k, g in prompts.groupby(["session", "agent"])}
+    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in prompts.groupby(["session", "agent"])}
     for k, idx in r.groupby(["session", "agent"]).indices.items():
         times = at.get(k)
         if times is not None and len(times):
-            ts = r["timestamp"].to_numpy()[idx]
+            ts = _ns(r["timestamp"])[idx]
             out[idx] = np.maximum(np.searchsorted(times, ts, side="right"), 1)
     # prompts with no request between them (a command and its output, then the next prompt) open one turn
     keys = r["session"] + "\x00" + r["agent"].astype(str)
