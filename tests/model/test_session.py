@@ -145,3 +145,27 @@ def test_session_fields_are_checked_and_read_from_a_scenario_file(tmp_path):
     assert sc.turns.expected() == pytest.approx(16 / 3) and sc.think_time.kind == "lognormal"
     assert sc.subagents[0].steps.expected() == 8 and sc.subagents[0].count == 0.5 and sc.is_session()
     assert sc.assumptions()["subagents"][0]["model"] == "claude-haiku-4-5"
+
+
+def test_a_sweep_of_sessions_prices_each_row_as_simulate_does():
+    sc = ts.Scenario(**BASE, steps=3, turns=[2, 4], think_time=[60, 900])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grid = ts.sweep(None, sc, steps=[2, 5], cache_ttl=["5m", "1h"])
+    assert len(grid) == 4 and set(grid["turns"]) == {3.0}
+    for row in grid.itertuples():
+        want = _run(steps=int(row.steps), turns=[2, 4], think_time=[60, 900], cache_ttl=row.cache_ttl)
+        assert row.cost_per_task == pytest.approx(want.summary["cost_per_task"], rel=1e-12)
+        assert (want.steps["weight"] * want.steps["cost"]).sum() == pytest.approx(want.summary["cost_per_task"])
+
+
+def test_a_session_scenarios_report_lists_the_session_assumptions(tmp_path):
+    from conftest import ROOT
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = ts.report(ROOT / "data" / "registries" / "ops_assistant.json",
+                        scenario=ts.Scenario(turns=4, think_time=600, compaction_at=90_000, compaction_tokens=9000))
+    fields = set(rep.tables["assumptions"].data["field"])
+    assert {"turns", "think_time", "compaction_at"} <= fields
+    assert "The task is a session" in rep.to_markdown()

@@ -16,7 +16,7 @@ from ..inputs.traces.billing import price_of
 from ..providers.caching import cache_write_price, caching_rules
 from ..providers.prices import PER_MILLION, load_prices
 from .context import Context
-from .cost import row_parameters
+from .cost import row_parameters, row_summaries
 from .dist import Dist
 from .scenario import Scenario
 from .session_context import Sizes, path
@@ -126,8 +126,8 @@ class _Pricer:
                    "cache_read": read * pr.cache_read, "output": e["output"] * pr.output}
         return {"thread": self.th.name, "count": self.th.count, "turn": int(self.th.turn[r]), "step": k,
                 "kind": e["kind"], "weight": float(self.th.weight[r]), "model": model,
-                "tools": self.sz.tools[k - 1],
-                "overhead": self.sz.overhead[k - 1], "history": e["history"], "input": e["input"],
+                "visible": self.sz.visible[k - 1], "tools": self.sz.tools[k - 1], "overhead": self.sz.overhead[k - 1],
+                "system": self.sz.system, "user": self.sz.user, "history": e["history"], "input": e["input"],
                 "uncached": uncached, "cache_write": write, "cache_read": read, "output": e["output"], "expired": p,
                 "fits": e["input"] <= pr.context_window, "cost": sum(dollars.values()) / PER_MILLION,
                 **{f"cost_{k}": v / PER_MILLION for k, v in dollars.items()}}
@@ -180,9 +180,44 @@ def totals(table: pd.DataFrame) -> pd.Series:
     return out
 
 
+STEP_COLUMNS = ["request", "thread", "turn", "step", "kind", "phase", "weight", "model", "visible", "tools", "overhead",
+                "system", "user", "history", "input", "uncached", "cache_write", "cache_read", "output", "expired",
+                "fits", "cost"]
+
+
 def steps_for_run(table: pd.DataFrame) -> pd.DataFrame:
-    """The per-request table of a session run: one row per request in thread order, numbered from 1."""
-    out = table.drop(columns="count").copy()
-    out.insert(0, "request", np.arange(1, len(out) + 1))
+    """The per-request table of a session run, as a single task's (`weight` x `cost` adds up to the
+    session's cost: a subagent's weight carries its threads per session), numbered from 1."""
+    out = table.copy()
+    out["weight"] = out["weight"] * out["count"]
+    out["request"] = np.arange(1, len(out) + 1)
+    out["phase"] = out["thread"]
     out.loc[~out["fits"], "cost"] = np.nan
-    return out
+    return out[STEP_COLUMNS]
+
+
+def session_summary(ctx: Context, sc: Scenario) -> tuple[dict, pd.DataFrame, dict]:
+    """(summary, per-request table, the main thread's row parameters) of a session of `sc`: the summary
+    keys of a single task's run (`cost.row_summaries`) with the per-task figures the session's (a task is
+    a session here), plus turns, threads, compactions and subagent_cost_per_task."""
+    threads = session_threads(ctx, sc)
+    rows = threads[0][2]
+    summary = row_summaries(rows).iloc[0].to_dict()
+    table = price_session(threads, sc)
+    tot = totals(table)
+    main = table[table["thread"] == "main"]
+    nan_unless = (lambda x: x) if tot["fits"] else (lambda x: math.nan)
+    per_completed = tot["cost"] / summary["success"]
+    subagents = (table["cost"] * table["weight"] * table["count"])[table["thread"] != "main"].sum()
+    summary.update({
+        "expected_requests": tot["requests"], "turns": sc.turns.expected(),
+        "threads": 1 + sum(s.count for s in sc.subagents),
+        "compactions": float((main["kind"] == "compaction").mul(main["weight"]).sum()),
+        "tool_tokens_per_request": tot["tools"] / tot["requests"], "tool_tokens_per_task": tot["tools"],
+        "overhead_tokens_per_task": tot["overhead"], "input_tokens_per_task": tot["input"],
+        "cache_write_tokens": tot["cache_write"], "cache_read_tokens": tot["cache_read"],
+        "output_tokens_per_task": tot["output"], "max_input_tokens": float(table["input"].max()), "fits": tot["fits"],
+        "cost_per_request": nan_unless(tot["cost"] / tot["requests"]), "cost_per_task": nan_unless(tot["cost"]),
+        "subagent_cost_per_task": nan_unless(float(subagents)), "cost_per_completed_task": nan_unless(per_completed),
+        "cost_per_month": nan_unless(per_completed * summary["tasks_per_month"])})
+    return summary, table, rows

@@ -20,10 +20,12 @@ class Sizes:
     fixed: np.ndarray      # the stable prefix: provider overhead, tools block, system prompt
     loaded: np.ndarray     # tools a search loaded, after the conversation start
     tools: np.ndarray      # every tool definition sent
+    visible: np.ndarray    # tools visible
     overhead: np.ndarray
     block: np.ndarray      # which tools block the position sends (a change starts a new cache entry)
     results: np.ndarray    # results[j]: the result of the call made on position j + 1
     call: float
+    system: float
     user: float
     answer: float
     mode: str              # the caching mode used
@@ -33,9 +35,9 @@ class Sizes:
         prm = rows["params"]
         overhead = prm["overhead"][0, 0] * (rows["visible"][0] > 0)
         return cls(overhead + rows["prefix"][0] + prm["system"][0, 0], rows["loaded"][0],
-                   rows["prefix"][0] + rows["loaded"][0], overhead, rows["block"][0],
-                   rows["results"][0], float(prm["call"][0, 0]), float(prm["user"][0, 0]),
-                   float(rows["money"]["answer"][0, 0]), str(rows["modes"][0]))
+                   rows["prefix"][0] + rows["loaded"][0], rows["visible"][0], overhead, rows["block"][0],
+                   rows["results"][0], float(prm["call"][0, 0]), float(prm["system"][0, 0]),
+                   float(prm["user"][0, 0]), float(rows["money"]["answer"][0, 0]), str(rows["modes"][0]))
 
 
 def step_factor(profile: tuple, r: int) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings as _warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from .context import Context
 from .cost import requests, row_parameters, row_summaries
 from .montecarlo import monte_carlo
 from .scenario import Scenario
-from .session import SESSION_RULES, price_session, session_threads, steps_for_run, totals
+from .session import SESSION_RULES, session_summary, steps_for_run
 from .strategies import Profile, ToolTable
 
 
@@ -80,31 +79,12 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
 
 
 def _session_run(ctx: Context, sc: Scenario) -> Run:
-    """A run of a session scenario: every thread's requests priced, and the summary of the single-task
-    run with its per-task figures replaced by the session's (a task is a session here)."""
-    threads = session_threads(ctx, sc)
-    rows = threads[0][2]
-    summary = row_summaries(rows).iloc[0].to_dict()
-    table = price_session(threads, sc)
-    tot = totals(table)
-    main = table[table["thread"] == "main"]
+    """A run of a session scenario: every thread's requests priced (`Run.steps`), and the summary of a
+    session (model/session.py, `session_summary`)."""
+    summary, table, rows = session_summary(ctx, sc)
     price, prof = rows["prices"][0], rows["profiles"][0]
-    nan_unless = (lambda x: x) if tot["fits"] else (lambda x: math.nan)
-    per_completed = tot["cost"] / summary["success"]
-    summary.update({
-        "expected_requests": tot["requests"], "turns": sc.turns.expected(), "threads": 1 + sum(s.count for s in sc.subagents),
-        "compactions": float((main["kind"] == "compaction").mul(main["weight"]).sum()),
-        "tool_tokens_per_request": tot["tools"] / tot["requests"], "tool_tokens_per_task": tot["tools"],
-        "overhead_tokens_per_task": tot["overhead"], "input_tokens_per_task": tot["input"],
-        "cache_write_tokens": tot["cache_write"], "cache_read_tokens": tot["cache_read"],
-        "output_tokens_per_task": tot["output"], "max_input_tokens": float(table["input"].max()), "fits": tot["fits"],
-        "cost_per_request": nan_unless(tot["cost"] / tot["requests"]), "cost_per_task": nan_unless(tot["cost"]),
-        "subagent_cost_per_task": nan_unless(float((table["cost"] * table["weight"] * table["count"])[
-            table["thread"] != "main"].sum())),
-        "cost_per_completed_task": nan_unless(per_completed),
-        "cost_per_month": nan_unless(per_completed * summary["tasks_per_month"])})
     warns = list(prof.warnings) + [f"{sc.model}: {p}" for p in rows["limits"][0]]
-    if not tot["fits"]:
+    if not summary["fits"]:
         warns.append(f"a request of {summary['max_input_tokens']:,.0f} input tokens exceeds a model's context "
                      "window; the session is not priced")
     for w in warns:
