@@ -25,12 +25,11 @@ from _shared_data import shared_or_skip  # noqa: E402
 
 GOALS = {"in-sample": 0.05, "leave-one-out": 0.10}
 MEDIAN_GOAL = 0.20
-PARTS = ("uncached", "cache_write", "cache_read", "output")
 
 
 def _line(label: str, table, goal: float) -> str:
     a = table.attrs
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:+.1%}" for k, v in a["component_errors"].items())
+    parts = a["components"]
     total, median = a["total_error"], a["median_abs_error"]
     met = "met" if abs(total) <= goal and median <= MEDIAN_GOAL else "NOT met"
     return (f"  {label:13} total {total:+.1%} (goal ±{goal:.0%}), median |session error| {median:.1%} "

@@ -68,9 +68,8 @@ def _compared(tr, cv: bool, prices: str | None):
         warnings.simplefilter("ignore")
         table = compare(tr, cv=cv, **({"price_file": prices} if prices else {}))
     a = table.attrs
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:+.1%}" for k, v in a["component_errors"].items() if v == v)
     how = "each session predicted from the others (leave one session out)" if cv else "fitted to every session"
-    header = (f"session model, {how}: total {a['total_error']:+.1%} ({parts}); median |session error| "
+    header = (f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); median |session error| "
               f"{a['median_abs_error']:.1%}\n{a['verdict']}")
     cols = ["session", "requests", "simulated_requests", "billed", "simulated", "error"]
     return table[cols], header

@@ -74,6 +74,9 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
                           for k in PARTS},
         median_abs_error=float(per["error"].iloc[:-1].abs().median()))
     per.attrs["verdict"] = _verdict(last, cv, int((~priced).sum()))
+    per.attrs["components"] = ", ".join(
+        f"{k.replace('_', ' ')} {e:+.1%} ({last[f'billed_{k}'] / last['billed']:.1%} of the bill)"
+        for k, e in per.attrs["component_errors"].items() if e == e and last["billed"])
     return per
 
 

@@ -42,11 +42,10 @@ def traces_section(tr: Any) -> Section:
                   f"timestamps and models): {table.attrs['verdict']}. The model is fitted to the traces "
                   f"({sc.description}).")
     if held is not None:
-        parts = ", ".join(f"{k.replace('_', ' ')} {v:+.1%}" for k, v in held.attrs["component_errors"].items()
-                          if v == v)
+        a = held.attrs
         s.text.append(f"Predicting each session from a model fitted on the other sessions only (leave one session "
-                      f"out), what the what-ifs rest on: {held.attrs['verdict']}; by component {parts}; the median "
-                      f"session is {held.attrs['median_abs_error']:.1%} off.")
+                      f"out), what the what-ifs rest on: {a['verdict']}; by component {a['components']}; the "
+                      f"median session is {a['median_abs_error']:.1%} off.")
     shown = pd.DataFrame({"session": table["session"], "model_requests": table["requests"].astype("int64"),
                           "billed_usd": table["billed"], "simulated_usd": table["simulated"],
                           "error_share": table["error"], "within_10pct": table["within_10pct"]})
