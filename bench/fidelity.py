@@ -31,9 +31,10 @@ def _line(label: str, table, goal: float) -> str:
     a = table.attrs
     parts = a["components"]
     total, median = a["total_error"], a["median_abs_error"]
-    met = "met" if abs(total) <= goal and median <= MEDIAN_GOAL else "NOT met"
-    return (f"  {label:13} total {total:+.1%} (goal ±{goal:.0%}), median |session error| {median:.1%} "
-            f"(goal {MEDIAN_GOAL:.0%}): {met}\n  {'':13} by component: {parts}")
+    met = lambda ok: "met" if ok else "NOT met"
+    return (f"  {label:13} total {total:+.1%} (goal ±{goal:.0%}: {met(abs(total) <= goal)}), median |session "
+            f"error| {median:.1%} (goal {MEDIAN_GOAL:.0%}: {met(median <= MEDIAN_GOAL)})\n"
+            f"  {'':13} by component: {parts}")
 
 
 def evaluate(folder: Path, show_sessions: bool) -> None:
