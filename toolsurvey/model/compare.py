@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..inputs.traces.billing import HOUR_WRITE_FACTOR, price_of
+from ..inputs.traces.billing import price_of, rates
 from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
 from .context import Context
@@ -110,20 +110,19 @@ def _subagent_for(sc: Scenario, model: str) -> Subagent:
 
 
 def _billed_parts(r: pd.DataFrame, sc: Scenario) -> pd.DataFrame:
-    """Each request's billed dollars per component (NaN for a model with no price), as `bill` prices them,
-    at the scenario's prices."""
+    """Each request's billed dollars per component (NaN for a model with no price), at the bill's rates
+    (`billing.rates`) and the scenario's prices."""
     prices = load_prices(sc.price_file, overrides=sc.prices)
     out = pd.DataFrame(np.nan, columns=list(PARTS), index=r.index)
     for model, g in r.groupby("model", sort=False):
         try:
-            p = price_of(str(model), prices)
+            uncached, five, hour, read, output = rates(price_of(str(model), prices))
         except InputError:
             continue
-        hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
-        out.loc[g.index, "uncached"] = g["input_tokens"] * p.input / 1e6
-        out.loc[g.index, "cache_write"] = (g["cache_write_5m"] * p.cache_write + g["cache_write_1h"] * hour) / 1e6
-        out.loc[g.index, "cache_read"] = g["cache_read"] * p.cache_read / 1e6
-        out.loc[g.index, "output"] = g["output_tokens"] * p.output / 1e6
+        out.loc[g.index, "uncached"] = g["input_tokens"] * uncached
+        out.loc[g.index, "cache_write"] = g["cache_write_5m"] * five + g["cache_write_1h"] * hour
+        out.loc[g.index, "cache_read"] = g["cache_read"] * read
+        out.loc[g.index, "output"] = g["output_tokens"] * output
     return out
 
 
