@@ -174,3 +174,18 @@ def test_real_sessions_are_compared_with_what_they_were_billed(name):
     priced = tr.requests.loc[tr.requests["cost"].notna()]
     assert table.iloc[-1]["billed"] == pytest.approx(priced["cost"].sum(), rel=1e-9)
     assert len(table) == tr.requests["session"].nunique() + 1 and table["simulated"].notna().all()
+
+
+def test_the_verdict_names_the_input_that_closes_the_gap(tmp_path):
+    # One-turn sessions written with 1-hour writes, compared with a scenario that says none are: the
+    # cache writes fall short (7,200 x $3.75 instead of x $6), and the 1-hour share is what moves them;
+    # the cost is linear in it, so the share that closes the gap is the true one, 1.
+    for s in ("h1", "h2"):
+        w = Writer(s).prompt(0).request(5, SONNET, write=5000, out=100, hour=True)
+        w.request(15, SONNET, write=1100, read=5000, out=100, hour=True)
+        w.request(25, SONNET, write=1100, read=6100, out=50, hour=True).save(tmp_path / f"{s}.jsonl")
+    tr = ts.load_traces(tmp_path, engine="python")
+    wrong = ts.fit_scenario(tr, cache_1h_share=0.0)
+    verdict = ts.compare(tr, wrong).attrs["verdict"]
+    assert "under the billed cost" in verdict and "largest gap is in cache write" in verdict
+    assert "close it with the least change: cache_1h_share (fitted 0.00; about 1.00)" in verdict

@@ -22,14 +22,12 @@ from .subagents import Subagent
 from .trace_shapes import MAIN, requests_table, trace_threads
 
 TOLERANCE = 0.10  # a simulation further than this from the bill says so
-# The scenario inputs each billed component depends on most, to name the input driving a gap.
-DRIVERS = {"uncached": "response_tokens, system_prompt_tokens and caching (the input neither read from nor "
-                       "written to the cache)",
-           "cache_write": "cache_1h_share, prompt_cache_miss and cache_miss, prefix_hit and response_tokens "
-                          "(what is written to the cache again)",
-           "cache_read": "response_tokens and call_tokens (how fast the history grows), compaction_at and "
-                         "compaction_tokens (how large it gets)",
-           "output": "call_tokens and answer_tokens (the output)"}
+# The scenario inputs each billed component rests on, in the order the verdict tries them.
+INPUTS = {"uncached": ("response_tokens", "system_prompt_tokens"),
+          "cache_write": ("cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit", "response_tokens"),
+          "cache_read": ("response_tokens", "call_tokens", "compaction_at", "compaction_tokens"),
+          "output": ("call_tokens", "answer_tokens")}
+SHARE_INPUTS = {"cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit"}
 
 
 def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **changes) -> pd.DataFrame:
@@ -38,9 +36,12 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     Each session is priced from its own structure: its threads (compaction requests left out, the
     model predicts them), their requests, turns, timestamps and models. Sizes come from `scenario`
     (default `fit_scenario(tr)`), or with `cv=True` from a scenario fitted on the other sessions (leave
-    one session out); `changes` replace fields of every scenario used (e.g. price_file). `.attrs`: "total_error" (simulated / billed - 1), "component_errors", "median_abs_error"
-    (over sessions), "verdict" (names the input behind the largest gap), "scenario". Raises InputError
-    for traces without requests, or `cv` with fewer than two sessions or with a scenario given.
+    one session out); `changes` replace fields of every scenario used (e.g. price_file). `.attrs`:
+    "total_error" (simulated / billed - 1), "component_errors" (the same per component), "components"
+    (them in words, with each one's share of the bill), "median_abs_error" (over sessions), "verdict"
+    (past 10%, the component furthest from its bill and the input that moves it most), "scenario".
+    Raises InputError for traces without requests, or `cv` with fewer than two sessions or with a
+    scenario given.
     """
     if cv and scenario is not None:
         raise InputError("cv=True fits a scenario on the other sessions for each one; give a scenario or cv, not both")
@@ -73,7 +74,7 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
         component_errors={k: float(last[f"simulated_{k}"] / last[f"billed_{k}"] - 1) if last[f"billed_{k}"] else np.nan
                           for k in PARTS},
         median_abs_error=float(per["error"].iloc[:-1].abs().median()))
-    per.attrs["verdict"] = _verdict(last, cv, int((~priced).sum()))
+    per.attrs["verdict"] = _verdict(last, cv, int((~priced).sum()), lambda part, gap: _driver(r[priced], sc, part, gap))
     per.attrs["components"] = ", ".join(
         f"{k.replace('_', ' ')} {e:+.1%} ({last[f'billed_{k}'] / last['billed']:.1%} of the bill)"
         for k, e in per.attrs["component_errors"].items() if e == e and last["billed"])
@@ -133,7 +134,7 @@ def _without(tr: Traces, session: str) -> Traces:
                                events=keep(tr.events))
 
 
-def _verdict(total: pd.Series, cv: bool, left_out: int) -> str:
+def _verdict(total: pd.Series, cv: bool, left_out: int, driver) -> str:
     err = total["error"]
     how = "leaving each session out of the fit" if cv else "fitted to these sessions"
     unpriced = f" ({left_out:,} request(s) of unpriced models left out)" if left_out else ""
@@ -146,4 +147,35 @@ def _verdict(total: pd.Series, cv: bool, left_out: int) -> str:
     part = max(gaps, key=lambda k: abs(gaps[k]))
     side = "over" if err > 0 else "under"
     return (f"the simulation, {how}, is {abs(err):.1%} {side} the billed cost (more than {TOLERANCE:.0%}){unpriced}; "
-            f"the largest gap is in {part.replace('_', ' ')} (${gaps[part]:+,.4f}), so check {DRIVERS[part]}")
+            f"the largest gap is in {part.replace('_', ' ')} (${gaps[part]:+,.4f}): {driver(part, -gaps[part])}")
+
+
+def _driver(rows: pd.DataFrame, sc: Scenario, part: str, gap: float) -> str:
+    """The (at most two) inputs of `part` that close `gap` with the least change (a share by the least,
+    a size by the least fraction of itself), at the scenario fitted to every session, and the values
+    they would take; each input's effect is measured by pricing the sessions again with a tenth more of
+    it (0.1 more of a share). With none that can, the input that moves `part` most."""
+    total = lambda s: sum(simulated(g, s)[part] for _, g in rows.groupby("session", sort=False))
+    base, tried = total(sc), []
+    for name in INPUTS[part]:
+        v = getattr(sc, name)
+        v = v.expected() if hasattr(v, "expected") else v
+        share = name in SHARE_INPUTS
+        if v is None or (not v and not share):
+            continue
+        new = min(v + 0.1, 1.0) if share else 1.1 * v
+        moved = total(dataclasses.replace(sc, **{name: new})) - base if new != v else 0.0
+        if moved:
+            need = v + gap * (new - v) / moved
+            closes = need >= -1e-9 and (not share or need <= 1 + 1e-9)  # within rounding of the range
+            tried.append((not closes, abs(need - v) / (1 if share else v) if closes else -abs(moved), name, v, need))
+    if not tried:
+        return "no input of the scenario moves it"
+    tried.sort()
+    show = lambda name, x: f"{x:.2f}" if name in SHARE_INPUTS else f"{x:,.0f}"
+    if tried[0][0]:
+        _, _, name, v, _ = tried[0]
+        return f"{name} moves it most (fitted {show(name, v)}), but no value of it alone closes the gap"
+    fixes = [f"{name} (fitted {show(name, v)}; about {show(name, need)})" for cannot, _, name, v, need in tried[:2]
+             if not cannot]
+    return "the inputs that close it with the least change: " + ", then ".join(fixes)
