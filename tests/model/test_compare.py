@@ -189,3 +189,27 @@ def test_the_verdict_names_the_input_that_closes_the_gap(tmp_path):
     verdict = ts.compare(tr, wrong).attrs["verdict"]
     assert "under the billed cost" in verdict and "largest gap is in cache write" in verdict
     assert "close it with the least change: cache_1h_share (fitted 0.00; about 1.00)" in verdict
+
+
+def test_many_sessions_are_left_out_a_fold_at_a_time(monkeypatch):
+    from conftest import ROOT
+
+    from toolsurvey.model import compare as cmp
+    from toolsurvey.model.trace_shapes import requests_table
+
+    ids = [f"session-{i}" for i in range(cmp.LOO_SESSIONS + 50)]
+    fold = cmp.folds(ids)
+    assert set(fold.values()) == set(range(cmp.FOLDS)) and fold == cmp.folds(list(reversed(ids)))
+    assert cmp.folds(ids[:9]) == {s: i for i, s in enumerate(ids[:9])}  # few sessions: each its own fold
+    # With folds forced on the six sample sessions, each is priced by the model of the sessions outside its fold.
+    monkeypatch.setattr(cmp, "LOO_SESSIONS", 2)
+    monkeypatch.setattr(cmp, "FOLDS", 3)
+    tr = ts.load_traces(ROOT / "data" / "traces" / "claude-code", engine="python")
+    table = ts.compare(tr, cv=True)
+    fold = cmp.folds(sorted(tr.requests["session"].unique()))
+    assert table.attrs["folds"] == len(set(fold.values())) > 1
+    r = requests_table(tr)
+    for s, f in fold.items():
+        others = ts.fit_scenario(cmp._without(tr, {x for x, g in fold.items() if g == f}))
+        want = cmp.simulated(r[r["session"] == s], others)["cost"]
+        assert table.set_index("session").loc[s, "simulated"] == pytest.approx(want, rel=1e-12)

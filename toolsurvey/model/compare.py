@@ -5,6 +5,7 @@ the other sessions only (leave one session out), next to what it was billed, per
 from __future__ import annotations
 
 import dataclasses
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -27,6 +28,7 @@ INPUTS = {"uncached": ("response_tokens", "system_prompt_tokens"),
           "cache_write": ("cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit", "response_tokens"),
           "cache_read": ("response_tokens", "call_tokens", "compaction_at", "compaction_tokens"),
           "output": ("call_tokens", "answer_tokens")}
+LOO_SESSIONS, FOLDS = 200, 20  # past 200 sessions, cv fits 20 models (each on the sessions of 19 folds)
 SHARE_INPUTS = {"cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit"}
 
 
@@ -36,7 +38,8 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     Each session is priced from its own structure: its threads (compaction requests left out, the
     model predicts them), their requests, turns, timestamps and models. Sizes come from `scenario`
     (default `fit_scenario(tr)`), or with `cv=True` from a scenario fitted on the other sessions (leave
-    one session out); `changes` replace fields of every scenario used (e.g. price_file). `.attrs`:
+    one session out; past LOO_SESSIONS sessions, out of one of FOLDS folds by a hash of its id);
+    `changes` replace fields of every scenario used (e.g. price_file). `.attrs`:
     "total_error" (simulated / billed - 1), "component_errors" (the same per component), "components"
     (them in words, with each one's share of the bill), "median_abs_error" (over sessions), "verdict"
     (past 10%, the component furthest from its bill and the input that moves it most), "scenario".
@@ -52,11 +55,13 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     sc = dataclasses.replace(scenario if scenario is not None else fit_scenario(tr), **changes)
     billed = _billed_parts(r, sc)
     priced = billed.notna().all(axis=1)
+    fold = folds(sessions) if cv else {}
+    fitted = {f: fit_scenario(_without(tr, {s for s in sessions if fold[s] == f}), **changes)
+              for f in sorted(set(fold.values()))}
     rows = []
     for s in sessions:
         own = r["session"] == s
-        fitted = fit_scenario(_without(tr, s), **changes) if cv else sc
-        sim = simulated(r[own & priced], fitted)
+        sim = simulated(r[own & priced], fitted[fold[s]] if cv else sc)
         rows.append({"session": s, "requests": int(own.sum()), "simulated_requests": sim.pop("requests"),
                      "billed": float(billed[own & priced].sum().sum()) if (own & priced).any() else np.nan,
                      "simulated": sim["cost"],
@@ -70,7 +75,7 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     per["within_10pct"] = per["error"].abs() <= TOLERANCE
     last = per.iloc[-1]
     per.attrs.update(
-        cv=cv, scenario=sc, total_error=float(last["error"]), left_out=int((~priced).sum()),
+        cv=cv, folds=len(set(fold.values())), scenario=sc, total_error=float(last["error"]), left_out=int((~priced).sum()),
         component_errors={k: float(last[f"simulated_{k}"] / last[f"billed_{k}"] - 1) if last[f"billed_{k}"] else np.nan
                           for k in PARTS},
         median_abs_error=float(per["error"].iloc[:-1].abs().median()))
@@ -127,9 +132,17 @@ def _billed_parts(r: pd.DataFrame, sc: Scenario) -> pd.DataFrame:
     return out
 
 
-def _without(tr: Traces, session: str) -> Traces:
-    """The traces with one session left out."""
-    keep = lambda df: df[df["session"] != session] if len(df) else df
+def folds(sessions: list[str]) -> dict[str, int]:
+    """Which fold each session is left out in: its own (leave one session out) up to LOO_SESSIONS
+    sessions, else one of FOLDS by a hash of its id (the same every run), so that the fits stay few."""
+    if len(sessions) <= LOO_SESSIONS:
+        return {s: i for i, s in enumerate(sessions)}
+    return {s: zlib.crc32(s.encode("utf-8")) % FOLDS for s in sessions}
+
+
+def _without(tr: Traces, sessions: set[str]) -> Traces:
+    """The traces with some sessions left out."""
+    keep = lambda df: df[~df["session"].isin(sessions)] if len(df) else df
     return dataclasses.replace(tr, requests=keep(tr.requests), calls=keep(tr.calls), sessions=keep(tr.sessions),
                                events=keep(tr.events))
 
