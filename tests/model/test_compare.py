@@ -141,6 +141,26 @@ def test_one_hour_writes_and_a_cache_that_outlives_the_think_time(tmp_path):
         ts.compare(ts.load_traces(tmp_path / "h1.jsonl", engine="python"), cv=True)
 
 
+def test_a_what_if_prices_the_traced_sessions_again_under_another_cache_lifetime(tmp_path):
+    # The sessions were written with 1-hour writes; asked what a 5-minute cache would have cost, the
+    # model keeps their structure (the 605 s before the second turn now outlives the cache: its first
+    # request writes all 7,450 again) and prices it at $3.75: the bill of two_turns with a 5-minute
+    # cache, SESSION. The bill itself stays what was billed.
+    two_turns("h1", hour=True).save(tmp_path / "h1.jsonl")
+    two_turns("h2", hour=True).save(tmp_path / "h2.jsonl")
+    tr = ts.load_traces(tmp_path, engine="python")
+    billed = (8_550 * 6 + 25_750 * 0.30 + 400 * 15) / 1e6
+    table = ts.compare(tr, cache_1h_share=0.0)
+    assert table.iloc[-1]["billed"] == pytest.approx(2 * billed, abs=1e-12)
+    assert table.iloc[-1]["simulated"] == pytest.approx(2 * SESSION, abs=1e-12)
+    # And the other way: sessions billed with a 5-minute cache, priced with a 1-hour one.
+    for s in ("m1", "m2"):
+        two_turns(s).save(tmp_path / "five" / f"{s}.jsonl")
+    five = ts.compare(ts.load_traces(tmp_path / "five", engine="python"), cache_1h_share=1.0)
+    assert five.iloc[-1]["billed"] == pytest.approx(2 * SESSION, abs=1e-12)
+    assert five.iloc[-1]["simulated"] == pytest.approx(2 * billed, abs=1e-12)
+
+
 def test_a_compaction_is_fitted_and_predicted_where_it_happened(tmp_path):
     # One turn (so the 5,000-token start is all fixed prefix) growing by 1,100 a request; the 5th request
     # (9,400 tokens) would pass the 9,000 the traces record as the automatic compaction's size, so a
