@@ -46,6 +46,7 @@ def _same(a, b):
     pd.testing.assert_frame_equal(a.requests, b.requests)
     pd.testing.assert_frame_equal(a.calls, b.calls)
     pd.testing.assert_frame_equal(a.sessions, b.sessions)
+    pd.testing.assert_frame_equal(a.events, b.events)
     assert [str(s) for s in a.skips.items] == [str(s) for s in b.skips.items]
     assert a.warnings == b.warnings and a.account.lines() == b.account.lines()
 

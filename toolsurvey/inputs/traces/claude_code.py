@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...core.jsonlines import documents
 from .collector import PROGRESS, Collector
+from .events import claude_event
 from .fields import anthropic_usage, arguments, result_text, split_name, stem
 
 # Line types that carry the conversation: any of them identifies a Claude Code file.
@@ -52,6 +53,8 @@ def claude_records(path: str, records, c: Collector) -> None:
             continue
         kind = rec.get("type")
         msg = rec.get("message") if isinstance(rec.get("message"), dict) else {}
+        if kind in ("user", "system"):
+            c.event(claude_event(rec, msg, str(rec.get("sessionId") or file_session), str(rec.get("agentId") or file_agent)))
         if kind == "assistant":
             session = str(rec.get("sessionId") or file_session)
             where = {"session": session, "subagent": bool(subagent_file or rec.get("isSidechain")),

@@ -48,6 +48,7 @@ class Collector:
     duplicate_files: int = 0      # request lines skipped because another file had the request
     repeated: set = field(default_factory=set)   # ids of requests met again in another file
     other_lines: int = 0          # known records that are neither requests nor tool results
+    events: list = field(default_factory=list)  # prompts and compactions (events.EVENT_FIELDS)
     unknown_types: dict[str, list] = field(default_factory=dict)  # line type -> [count, file, line, with usage]
     not_traces: Counter = field(default_factory=Counter)          # file name -> files that are not traces
     progress_only: int = -1       # after `resolve`: requests counted from progress lines alone
@@ -83,6 +84,10 @@ class Collector:
         self.repeated.add(key)
         self.skips.add(file, line, f"request {key} was already read from {old[AT['file']]}:{old[AT['line']]} "
                        "(a resumed session repeats it); counted once", "request seen in another file")
+
+    def event(self, event: tuple | None) -> None:
+        if event is not None:
+            self.events.append(event)
 
     def unknown(self, kind: str, file: str, line: int, with_usage: bool) -> None:
         """A line of a type no reader knows: counted per type, its first place kept."""
@@ -149,6 +154,7 @@ class Collector:
                 seen[3] = seen[3] or usage
             else:
                 self.unknown_types[kind] = [n, file, line, usage]
+        self.events += other.events
         self.skips.merge(other.skips)
         self.not_traces.update(other.not_traces)
         self.usage_lines += other.usage_lines

@@ -16,6 +16,7 @@ from ..usage import COLUMNS, Usage
 from .account import Account, account
 from .billing import bill_rows
 from .collector import CALL_FIELDS, REQUEST_FIELDS, USAGE_FIELDS, Collector
+from .events import EVENT_FIELDS
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line", "source", "project"]
@@ -37,6 +38,7 @@ class Traces:
     dedup: str = ""                                       # how streamed and repeated requests were counted
     source: str = ""
     account: Account = field(default_factory=Account)     # what the read did: rules, files left out
+    events: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=list(EVENT_FIELDS)))  # prompts, compactions
 
     def __repr__(self) -> str:
         return (f"<Traces {len(self.sessions)} sessions, {len(self.requests)} requests, "
@@ -113,9 +115,18 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
               + ("; it carries usage, which is not counted" if usage else "")
               for k, (n, f, line, usage) in sorted(c.unknown_types.items())]
     tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns,
-                acc.rules[0].text, source, acc)
+                acc.rules[0].text, source, acc, _events(c))
     tr.sessions = sessions(tr)
     return tr
+
+
+def _events(c: Collector) -> pd.DataFrame:
+    """Prompts and compactions, one row each, in session and time order."""
+    ev = pd.DataFrame(c.events, columns=list(EVENT_FIELDS))
+    c.events.clear()
+    ev["timestamp"] = _time(ev["timestamp"])
+    ev["tokens"] = ev["tokens"].astype(float)
+    return ev.sort_values(["session", "agent", "timestamp"], kind="stable").reset_index(drop=True)
 
 
 def _columns(rows: list, names) -> pd.DataFrame:
