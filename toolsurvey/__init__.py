@@ -69,7 +69,12 @@ _EXPORTS = {
     "load_traces": "inputs.traces.load",
     "Traces": "inputs.traces.tables",
     "fit_scenario": "model.fit",
-    "compare": "model.fit",
+    "compare": "model.compare",
+    "retrieval_eval": "measuring.retrieval.evaluation",
+    "RetrievalEval": "measuring.retrieval.evaluation",
+    "load_queries": "inputs.queries",
+    "Query": "inputs.queries",
+    "queries_from_traces": "inputs.trace_queries",
 }
 
 __all__ = sorted(_EXPORTS)

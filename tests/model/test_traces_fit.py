@@ -81,16 +81,21 @@ def test_report_with_traces_has_the_measured_vs_simulated_section():
     assert table.iloc[-1]["session"] == "(total)"
     assert table.iloc[-1]["billed_usd"] == pytest.approx(ts.load_traces(folder).requests["cost"].sum())
     assert "What your traces say" in rep.to_markdown()
+    held = {f.key: f for f in s.figures}["traces_error_held_out"]
+    assert held.value == pytest.approx(ts.compare(ts.load_traces(folder), cv=True).attrs["total_error"])
+    assert "leave one session out" in rep.to_markdown()
+    assert rep.tables["traces_vs_simulated"].data["held_out_usd"].notna().all()
     # the usage log sections read the same traces: every recorded tool call counts
     assert rep.tables["responses"].data["calls"].sum() <= len(ts.load_traces(folder).calls)
 
 
 def test_notebook_06_shows_measured_vs_simulated_for_the_sample_traces():
     import nbformat
-    from test_notebooks import NOTEBOOKS, execute
+    from _notebooks import NOTEBOOKS, execute
 
     done = execute(nbformat.read(NOTEBOOKS / "06_traces.ipynb", as_version=4))
     text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
                      for c in done.cells if c.cell_type == "code" for o in c.get("outputs", []))
     assert "(total)" in text and "simulated" in text
     assert "within" in text  # the verdict on the sample traces
+    assert "leaving each session out:" in text and "error by component, held out" in text

@@ -21,6 +21,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="reader: auto (the built-in streaming reader), python, duckdb, dask")
     p.add_argument("--dask-scheduler", default=os.environ.get("DASK_SCHEDULER_ADDRESS"), metavar="ADDRESS",
                    help="Dask scheduler for --engine dask (default: $DASK_SCHEDULER_ADDRESS, else a local cluster)")
+    p.add_argument("--compare", action="store_true",
+                   help="each session's bill next to the session model's cost of the same session (fitted to the traces)")
+    p.add_argument("--cv", action="store_true",
+                   help="with --compare: predict each session with a model fitted on the other sessions only")
     add_output_args(p)
     from ._progress import add_quiet_arg
 
@@ -30,10 +34,13 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
+    from ..errors import InputError
     from ..inputs.traces.load import load_traces
     from ._common import emit, print_warnings
     from ._progress import Bar
 
+    if args.cv and not args.compare:
+        raise InputError("--cv needs --compare (it says how the compared model is fitted)")
     with Bar("reading trace files", quiet=args.quiet) as bar:
         tr = load_traces(args.paths, format=args.input_format, prices=args.prices, engine=args.engine,
                          scheduler=args.dask_scheduler, keep_results=False,  # counts only: bounded memory
@@ -41,5 +48,28 @@ def run(args: argparse.Namespace) -> int:
     print_warnings(tr.problems)
     if args.format != "table":
         print(tr.summary(), file=sys.stderr)
+    if args.compare:
+        table, header = _compared(tr, args.cv, args.prices)
+        if args.format != "table":
+            print(header, file=sys.stderr)
+        emit(table, args.format, args.output, header=tr.summary() + "\n" + header, wide=args.wide)
+        return 0
     emit(tr.totals(args.by), args.format, args.output, header=tr.summary(), wide=args.wide)
     return 0
+
+
+def _compared(tr, cv: bool, prices: str | None):
+    """The compare table's columns the CLI shows, and the lines that sum it up."""
+    import warnings
+
+    from ..model.compare import compare
+
+    with warnings.catch_warnings():  # the fitted scenario's own warnings say nothing about the bill
+        warnings.simplefilter("ignore")
+        table = compare(tr, cv=cv, **({"price_file": prices} if prices else {}))
+    a = table.attrs
+    how = "each session predicted from the others (leave one session out)" if cv else "fitted to every session"
+    header = (f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); median |session error| "
+              f"{a['median_abs_error']:.1%}\n{a['verdict']}")
+    cols = ["session", "requests", "simulated_requests", "billed", "simulated", "error"]
+    return table[cols], header

@@ -20,6 +20,12 @@ FIELD_LABELS = {
     "tasks_per_day": "tasks per day", "days_per_month": "days per month", "render": "tool rendering",
     "tool_tokens_method": "tool definitions measured as", "caching_used": "prompt caching used",
     "tool_tokens_note": "per-tool counts", "accuracy": "accuracy effect",
+    "turns": "user prompts per session", "think_time": "think time before a prompt (s)",
+    "cache_1h_share": "share of threads cached for 1 hour", "prefix_hit": "prefix found cached when cold",
+    "cache_miss": "cache misses within a turn", "prompt_cache_miss": "cache misses at a prompt",
+    "compaction_at": "compaction at (context tokens)", "compaction_tokens": "history after a compaction (tokens)",
+    "compaction_output_tokens": "compaction request output (tokens)", "subagents": "subagents",
+    "growth_by_step": "result size by place in the thread",
 }
 # Scenario fields a cost figure depends on.
 KEY_ASSUMPTIONS = ("model", "steps", "system_prompt_tokens", "user_message_tokens", "caching", "tasks_per_day",

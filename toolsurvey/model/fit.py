@@ -1,202 +1,202 @@
-"""A Scenario fitted to what traces show, and the simulation checked against what was billed.
+"""A Scenario fitted to what traces show: the sessions' structure (turns, think time, steps per turn,
+subagents, compactions) and sizes (the fixed prefix, what each step adds to the history, outputs),
+and how their caches behaved (expiry, the 1-hour share, misses, a prefix kept warm elsewhere).
 
-A task is one thread of a session: the main agent, or one subagent (each has its own history).
+Every figure is measured on the traces given (docs/traces.md, "A session model"); none is a constant.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..errors import InputError
-from ..inputs.traces.billing import HOUR_WRITE_FACTOR, price_of
+from ..inputs.traces.billing import price_of
 from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
 from .scenario import Scenario
-from .simulate import simulate
-
-TOLERANCE = 0.10  # a simulation further than this from the bill says so
-# Which scenario input a billed component depends on most, to name the input driving a gap.
-DRIVERS = {"uncached": "response_tokens and system_prompt_tokens (the uncached input)",
-           "cache_write": "caching and the fixed prefix (system_prompt_tokens, tool_tokens)",
-           "cache_read": "caching (cache hit share) and the history (response_tokens x steps)",
-           "output": "call_tokens and answer_tokens (the output)"}
-
-
-def _threads(tr: Traces) -> pd.DataFrame:
-    """One row per (session, agent) thread: its requests in order, numbered 1.."""
-    if tr.requests.empty:
-        raise InputError("the traces have no requests with usage, so there is nothing to fit")
-    r = tr.requests.sort_values(["session", "agent", "timestamp", "request_id"], kind="stable").copy()
-    r["step"] = r.groupby(["session", "agent"]).cumcount() + 1
-    r["steps"] = r.groupby(["session", "agent"])["step"].transform("max")
-    return r
+from .subagents import Subagent
+from .trace_shapes import COMPACTION, MAIN, SUBAGENT, expired, requests_table
 
 
 def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Scenario:
-    """A Scenario from the traces: steps per task, result tokens, the fixed prefix, output sizes and caching.
+    """A session Scenario from the traces (see `fit_details` for each figure and how it is measured).
 
     The measured steps already include wrong calls and retries, so the accuracy model is off; the
-    rates seen (errors, repeated identical calls) are in `fit_details(tr)` and the description.
-    `changes` replace fields of the result. Raises InputError when the traces have no requests.
+    rates seen (errors, repeated identical calls) are in the description. `changes` replace fields
+    of the result. Raises InputError when the traces have no requests or name no model.
     """
-    d = fit_details(tr)
-    sc = Scenario(
-        model=d["model"], steps=d["steps"], response_tokens=d["response_tokens"],
-        system_prompt_tokens=d["system_prompt_tokens"], user_message_tokens=0, tool_tokens=d["tool_tokens"],
-        registry_size=1 if d["tool_tokens"] else 0, overhead_tokens=0,
-        call_tokens=d["call_tokens"], answer_tokens=d["answer_tokens"], caching=d["caching"], accuracy=False,
-        name=name, description=(f"fitted to {d['threads']} task(s) of traces: {d['error_share']:.1%} of tool calls "
-                                f"failed, {d['repeated_share']:.1%} repeated an identical call, cache hit share "
-                                f"{d['cache_hit_share']:.1%}; fixed prefix {d['prefix_source']}"))
-    return dataclasses.replace(sc, **changes)
+    return dataclasses.replace(_scenario(fit_details(tr), name), **changes)
+
+
+def _scenario(d: dict[str, Any], name: str = "fitted to traces") -> Scenario:
+    m = d["main"]
+    return Scenario(
+        model=d["model"], steps=d["steps"], turns=d["turns"], think_time=d["think_time"],
+        response_tokens=m["response_tokens"],
+        system_prompt_tokens=max(m["prefix"] - m["user_message_tokens"] - d["tool_tokens"], 0.0),
+        user_message_tokens=m["user_message_tokens"], tool_tokens=d["tool_tokens"],
+        registry_size=1 if d["tool_tokens"] else 0, overhead_tokens=0, call_tokens=m["call_tokens"],
+        answer_tokens=m["answer_tokens"], caching=d["caching"], cache_1h_share=m["cache_1h_share"],
+        prefix_hit=m["prefix_hit"], cache_miss=m["cache_miss"], prompt_cache_miss=m["prompt_cache_miss"],
+        compaction_at=d["compaction_at"], compaction_tokens=d["compaction_tokens"],
+        compaction_output_tokens=d["compaction_output_tokens"], subagents=d["subagents"],
+        growth_by_step=m["growth_by_step"], accuracy=False,
+        name=name, description=(f"fitted to {d['sessions']} session(s) of traces: {d['error_share']:.1%} of tool "
+                                f"calls failed, {d['repeated_share']:.1%} repeated an identical call, cache hit "
+                                f"share {d['cache_hit_share']:.1%}; fixed prefix {d['prefix_source']}"))
 
 
 def fit_details(tr: Traces) -> dict[str, Any]:
-    """The figures `fit_scenario` uses, with the per-tool result sizes and how the prefix was found."""
-    r = _threads(tr)
+    """The figures `fit_scenario` uses: per role (the main agent, subagents) the sizes and cache
+    behaviour, the sessions' structure, compactions, per-tool result sizes and how the prefix was found."""
+    r = requests_table(tr)
     c = tr.calls
-    models = r["model"][r["model"] != ""].value_counts()
-    if models.empty:
+    named = r.loc[r["model"] != "", "model"]
+    if named.empty:
         raise InputError("the traces name no model, so no price applies; give model= to fit_scenario")
-    model = price_of(str(models.index[0]), load_prices()).model
-    steps = r.groupby(["session", "agent"])["steps"].first().astype(float)
-    results = c["result_tokens"].dropna()
-    first = r[r["step"] == 1]
-    total_in = r["input_tokens"] + r["cache_write"] + r["cache_read"]
+    main = r[r["role"] == MAIN] if (r["role"] == MAIN).any() else r[r["role"] != COMPACTION]
+    model = price_of(str(main.loc[main["model"] != "", "model"].mode().iloc[0] if (main["model"] != "").any()
+                         else named.mode().iloc[0]), load_prices()).model
+    caching = _caching(r)
     defs = r["tool_definition_tokens"].dropna()
-    if len(defs):
-        tool_tokens = float(defs.median())
-        prefix_source = f"measured: tool definitions in the trace ({tool_tokens:,.0f} tokens)"
-    else:
-        tool_tokens = 0.0
-        prefix_source = "estimated from the first requests' input (cache writes included); no tool definitions"
-    prefix = float(total_in[first.index].median())
-    last = r["step"] == r["steps"]
-    reads = r["cache_read"].sum()
-    later = r[r["step"] > 1]
-    # With only the prefix cached, the history of later requests is paid as uncached input; with
-    # incremental caching it is read from (and written to) the cache, and uncached input stays small.
-    history = (total_in[later.index] - prefix).clip(lower=0).sum()
-    incremental = bool(len(later)) and later["input_tokens"].sum() < 0.5 * history
-    caching = "none" if reads == 0 else "incremental" if incremental else "prefix"
-    per_tool = c.groupby(c["server"].fillna("(built-in)") + "/" + c["tool"])["result_tokens"].mean()
+    tool_tokens = float(defs.median()) if len(defs) else 0.0
+    sizes = _sizes(main, caching)
+    turns = main.groupby("session")["turn"].max().astype(float)
+    per_turn = main.groupby(["session", "agent", "turn"]).size().astype(float)
+    think = main.loc[(main["step"] == 1) & ~main["first"], "gap"].dropna()
+    total_in = r["total"]
     return {
-        "model": model, "threads": int(len(steps)),
-        "steps": tuple(steps) if steps.nunique() > 1 else float(steps.iloc[0]),
-        "response_tokens": tuple(results) if results.nunique() > 1 else float(results.iloc[0]) if len(results) else 0.0,
-        "result_tokens_by_tool": per_tool.sort_values(ascending=False).to_dict(),
-        "system_prompt_tokens": max(prefix - tool_tokens, 0.0), "tool_tokens": tool_tokens,
-        "prefix_source": prefix_source,
-        "call_tokens": float(r.loc[~last, "output_tokens"].mean()) if (~last).any() else 0.0,
-        "answer_tokens": float(r.loc[last, "output_tokens"].mean()),
-        "caching": caching,
-        "cache_hit_share": float(reads / total_in.sum()) if total_in.sum() else 0.0,
+        "model": model, "sessions": int(r["session"].nunique()), "threads": int(r.groupby(["session", "agent"]).ngroups),
+        "main": sizes, "turns": _dist(turns, 1.0), "steps": _dist(per_turn, 1.0), "think_time": _dist(think, 0.0),
+        "tool_tokens": tool_tokens,
+        "prefix_source": (f"measured: tool definitions in the trace ({tool_tokens:,.0f} tokens)" if len(defs) else
+                          "from the first requests' input (cache writes included); no tool definitions"),
+        "caching": caching, **_compactions(r, tr.events, sizes["prefix"] - sizes["user_message_tokens"]),
+        "subagents": _subagents(r, caching),
+        "result_tokens_by_tool": c.groupby(c["server"].fillna("(built-in)") + "/" + c["tool"])["result_tokens"]
+        .mean().sort_values(ascending=False).to_dict(),
+        "cache_hit_share": float(r["cache_read"].sum() / total_in.sum()) if total_in.sum() else 0.0,
         "error_share": float(c["error"].mean()) if len(c) else 0.0,
         "repeated_share": float(c["repeated"].mean()) if len(c) else 0.0,
     }
 
 
-def _own_model(sc: Scenario, models: pd.Series, prices) -> Scenario:
-    """`sc` priced with the thread's own model when the trace names a priced one (sessions may mix models)."""
-    named = models[models != ""]
-    try:
-        model = price_of(str(named.mode().iloc[0]), prices).model if len(named) else sc.model
-    except InputError:
-        return sc
-    return sc if model == sc.model else dataclasses.replace(sc, model=model)
+def _dist(x: pd.Series, empty: float) -> Any:
+    """Measured values as samples (one number when they are all the same, `empty` when there are none)."""
+    if not len(x):
+        return empty
+    return float(x.iloc[0]) if x.nunique() == 1 else tuple(float(v) for v in x)
 
 
-def _simulated(scenario: Scenario, steps: int, cache: dict) -> dict[str, float]:
-    """Cost and its parts for one task of `steps` requests under `scenario`."""
-    key = (scenario.model, steps)
-    if key not in cache:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            run = simulate(None, scenario, steps=steps, samples=0)
-        s = run.steps
-        pr = price_of(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices))
-        w = s["weight"]
-        cache[key] = {"cost": float((s["cost"] * w).sum()),
-                        "uncached": float((s["uncached"] * w).sum() * pr.input / 1e6),
-                        "cache_write": float((s["cache_write"] * w).sum() * pr.cache_write / 1e6),
-                        "cache_read": float((s["cache_read"] * w).sum() * pr.cache_read / 1e6),
-                        "output": float((s["output"] * w).sum() * pr.output / 1e6)}
-    return cache[key]
+def _caching(r: pd.DataFrame) -> str:
+    """"incremental" when later requests read their history from the cache (uncached input under half
+    of it), "prefix" when only a fixed prefix is read, "none" when nothing is."""
+    if r["cache_read"].sum() == 0:
+        return "none"
+    later = r[~r["first"]]
+    growth = (later["total"] - later["prev_total"]).clip(lower=0).sum()
+    return "incremental" if len(later) and later["input_tokens"].sum() < 0.5 * max(growth, 1.0) else "prefix"
 
 
-def compare(tr: Traces, scenario: Scenario | None = None) -> pd.DataFrame:
-    """Per session and in total: billed cost next to the simulated cost of the same number of steps.
-
-    `scenario` defaults to `fit_scenario(tr)`. Each thread (main agent, subagent) is simulated as a
-    task of its own length. `.attrs["verdict"]` says whether the total is within 10%, and if not,
-    which input drives the gap (the billed part furthest from its simulated counterpart).
-    """
-    sc = scenario if scenario is not None else fit_scenario(tr)
-    if sc.registry_size is None or sc.tool_tokens is None:
-        sc = dataclasses.replace(sc, registry_size=0, tool_tokens=0.0)  # compare in average-size mode
-    r = _threads(tr)
-    prices = load_prices()
-    billed_parts = pd.DataFrame(np.nan, columns=list(DRIVERS), index=r.index)
-    for model, g in r.groupby("model", sort=False):  # the parts of `bill`'s cost, per model
-        try:
-            p = price_of(str(model), prices)
-        except InputError:
-            continue
-        hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
-        billed_parts.loc[g.index, "uncached"] = g["input_tokens"] * p.input / 1e6
-        billed_parts.loc[g.index, "cache_write"] = (g["cache_write_5m"] * p.cache_write
-                                                    + g["cache_write_1h"] * hour) / 1e6
-        billed_parts.loc[g.index, "cache_read"] = g["cache_read"] * p.cache_read / 1e6
-        billed_parts.loc[g.index, "output"] = g["output_tokens"] * p.output / 1e6
-    cache: dict = {}
-    rows = []
-    for (session, _agent), g in r.groupby(["session", "agent"], sort=True):
-        sim = _simulated(_own_model(sc, g["model"], prices), int(len(g)), cache)
-        rows.append({"session": session, "requests": len(g), "billed": g["cost"].sum(min_count=1),
-                     "simulated": sim["cost"],
-                     **{f"billed_{k}": billed_parts.loc[g.index, k].sum() for k in DRIVERS},
-                     **{f"simulated_{k}": sim[k] for k in DRIVERS}})
-    per = pd.DataFrame(rows).groupby("session", sort=True).sum(min_count=1).reset_index()
-    total = per.drop(columns="session").sum(min_count=1)
-    per = pd.concat([per, pd.DataFrame([{"session": "(total)", **total}])], ignore_index=True)
-    per["requests"] = per["requests"].astype("int64")
-    per["error"] = (per["simulated"] - per["billed"]) / per["billed"]
-    per["within_10pct"] = per["error"].abs() <= TOLERANCE
-    per.attrs["verdict"] = _verdict(per.iloc[-1])
-    per.attrs["scenario"] = sc
-    return per
+def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
+    """One role's sizes and cache behaviour, measured on its requests (see docs/traces.md)."""
+    prefix = float(g.loc[g["first"], "total"].median())
+    pair = ~g["first"] & ~g["compacted"]  # consecutive requests, no compaction between
+    added = g["total"] - g["prev_total"] - g["prev_output_tokens"]
+    within, prompt = pair & (g["step"] > 1), pair & (g["step"] == 1)
+    user = max(float(added[prompt].mean()), 0.0) if prompt.any() else 0.0
+    fixed = max(prefix - user, 0.0)
+    ttl = g.groupby(["session", "agent"])[["cache_write", "cache_write_1h"]].transform("sum").pipe(
+        lambda s: np.where(s["cache_write_1h"] * 2 >= s["cache_write"], "1h", "5m"))
+    cold = g["first"] | (g["prev_model"] != g["model"]) | ((ttl == "5m") & expired(g, "5m").astype(bool)) \
+        | ((ttl == "1h") & expired(g, "1h").astype(bool))
+    warm = pair & ~cold
+    # The share of the cached history a warm request did not find, as the model has it: it reads
+    # (1 - miss) x the previous context + miss x the fixed prefix.
+    history = (g["prev_total"] - fixed).clip(lower=0)
+    lost = (g["prev_total"] - g["cache_read"]).clip(lower=0).clip(upper=history)
+    rate = lambda m: float(lost[m].sum() / history[m].sum()) if caching == "incremental" and history[m].sum() else 0.0
+    written = g["cache_write"].sum()
+    mean = max(float(added[within].mean()), 0.0) if within.any() else 0.0
+    return {
+        "prefix": prefix, "user_message_tokens": user, "response_tokens": mean,
+        "growth_by_step": _profile(added[within], g.loc[within, "index"], mean),
+        "call_tokens": float(g.loc[~g["final"], "output_tokens"].mean()) if (~g["final"]).any() else 0.0,
+        "answer_tokens": float(g.loc[g["final"], "output_tokens"].mean()),
+        "cache_1h_share": float(g["cache_write_1h"].sum() / written) if written else 0.0,
+        "prefix_hit": float(g.loc[cold, "cache_read"].clip(upper=fixed).sum() / (fixed * cold.sum()))
+        if fixed and cold.any() else 0.0,
+        "cache_miss": rate(warm & (g["step"] > 1)), "prompt_cache_miss": rate(warm & (g["step"] == 1)),
+    }
 
 
-def _verdict(total: pd.Series) -> str:
-    err = total["error"]
-    if pd.isna(err):
-        return "no billed cost to compare with (unpriced models?)"
-    if abs(err) <= TOLERANCE:
-        return f"the simulation is within {abs(err):.1%} of the billed cost: its what-ifs can be trusted for this agent"
-    gaps = {k: total[f"simulated_{k}"] - total[f"billed_{k}"] for k in DRIVERS}
-    part = max(gaps, key=lambda k: abs(gaps[k]))
-    side = "over" if err > 0 else "under"
-    return (f"the simulation is {abs(err):.1%} {side} the billed cost (more than {TOLERANCE:.0%}); the largest gap is "
-            f"in {part.replace('_', ' ')} (${gaps[part]:+,.4f}), so check {DRIVERS[part]}")
+def _profile(added: pd.Series, index: pd.Series, mean: float) -> tuple[float, ...]:
+    """The mean growth into a thread's request by its place (spans 1, 2-3, 4-7, ... as
+    session_context.step_factor reads them) relative to the overall mean; a span with no step holds
+    the one before."""
+    if not len(added) or mean <= 0:
+        return ()
+    span = np.floor(np.log2(index.clip(lower=1).to_numpy())).astype(int)
+    means = pd.Series(added.to_numpy()).groupby(span).mean()
+    out, last = [], 1.0
+    for b in range(int(span.max()) + 1):
+        last = max(float(means[b]), 0.0) / mean if b in means.index else last
+        out.append(last)
+    return tuple(out)
+
+
+def _compactions(r: pd.DataFrame, events: pd.DataFrame, fixed: float) -> dict[str, Any]:
+    """Where the main agent's history was compacted (the recorded automatic compactions' sizes, else
+    the context before each collapse of the input), what it left, and the compaction requests' output."""
+    main = r[r["role"] == MAIN]
+    after = main[main["compacted"]]
+    ev = events[events["kind"] == "compaction"] if len(events) else events
+    auto = ev[ev["detail"] != "manual"]["tokens"].dropna() if len(ev) else pd.Series(dtype=float)
+    at = float(auto.median()) if len(auto) else float(after["prev_total"].median()) if len(after) and not len(ev) \
+        else None  # compacted by hand only: no size is known to trigger it
+    requests = r.loc[r["role"] == COMPACTION, "output_tokens"]
+    return {"compaction_at": at, "compactions": int(max(len(after), len(ev))),
+            "compaction_tokens": max(float((after["total"] - fixed).mean()), 0.0) if len(after) else 0.0,
+            "compaction_output_tokens": float(requests.mean()) if len(requests) else None}
+
+
+def _subagents(r: pd.DataFrame, caching: str) -> tuple[Subagent, ...]:
+    """One Subagent per model the subagent threads ran on: threads per session and requests per thread
+    from that model's threads; sizes and cache behaviour from every subagent thread (they depend on the
+    task more than the model, and subagent threads are few)."""
+    g = r[r["role"] == SUBAGENT]
+    if g.empty:
+        return ()
+    s = _sizes(g, caching)
+    sessions = r["session"].nunique()
+    out = []
+    for model, m in g.groupby(g.groupby(["session", "agent"])["model"].transform("first"), sort=True):
+        steps = m.groupby(["session", "agent"]).size().astype(float)
+        out.append(Subagent(name=str(model), count=m.groupby(["session", "agent"]).ngroups / sessions,
+                            model=str(model) or None, steps=_dist(steps, 1.0), system_prompt_tokens=s["prefix"],
+                            response_tokens=s["response_tokens"], call_tokens=s["call_tokens"],
+                            answer_tokens=s["answer_tokens"], cache_1h_share=s["cache_1h_share"],
+                            prefix_hit=s["prefix_hit"], cache_miss=s["cache_miss"], growth_by_step=s["growth_by_step"]))
+    return tuple(out)
 
 
 def input_split(tr: Traces) -> pd.DataFrame:
     """Each request's billed input split into the fixed prefix (the thread's first request: system
     prompt, tool definitions, first message), the new text since the previous request (the latest
     call and result) and the history in between."""
-    r = _threads(tr)
-    total = (r["input_tokens"] + r["cache_write"] + r["cache_read"]).astype(float)
+    r = requests_table(tr)
+    total = r["total"]
     keys = [r["session"], r["agent"]]
     prefix = total.groupby(keys).transform("first")
-    new = (total - total.groupby(keys).shift(1)).fillna(0).clip(lower=0)
-    prefix = prefix.where(r["step"] > 1, total)
+    new = (total - r["prev_total"]).fillna(0).clip(lower=0)
+    prefix = prefix.where(~r["first"], total)
     history = (total - prefix - new).clip(lower=0)
     new = total - prefix.clip(upper=total) - history
-    return pd.DataFrame({"session": r["session"], "agent": r["agent"], "step": r["step"],
+    step = r.groupby(keys).cumcount() + 1
+    return pd.DataFrame({"session": r["session"], "agent": r["agent"], "step": step,
                          "timestamp": r["timestamp"], "prefix": prefix.clip(upper=total),
                          "history": history, "new": new.clip(lower=0), "total": total}).reset_index(drop=True)

@@ -3,81 +3,25 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..core.assumptions import read_toml
 from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
-from ..core.files import parse_json, read_text
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
+from .dist import Dist, as_dist, nonneg
+from .misses import check_quality, resolve_search
+from .subagents import as_subagents, multipliers, share
 
 OVERFLOW = ("last", "cycle")
-DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
 SCENARIO_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Dist:
-    """A quantity that is fixed, drawn from measured samples, or from a parametric distribution."""
-
-    kind: str = "fixed"
-    value: float = 0.0                 # fixed
-    values: tuple[float, ...] = ()     # samples
-    mean: float = 0.0                  # poisson, normal, lognormal
-    sd: float = 0.0                    # normal, lognormal
-    low: float = 0.0                   # uniform
-    high: float = 0.0                  # uniform
-
-    def __post_init__(self):
-        if self.kind not in DISTS:
-            raise InputError(f"unknown distribution {self.kind!r}; expected one of {', '.join(DISTS)}")
-        if self.kind == "samples" and not self.values:
-            raise InputError("a 'samples' distribution needs at least one value")
-        if self.kind == "uniform" and self.high < self.low:
-            raise InputError(f"uniform distribution needs low <= high, found {self.low} > {self.high}")
-        if self.kind in ("normal", "lognormal") and self.sd < 0:
-            raise InputError(f"{self.kind} distribution needs sd >= 0, found {self.sd}")
-
-    def expected(self) -> float:
-        """The mean used by a deterministic (non-Monte Carlo) run."""
-        if self.kind == "fixed":
-            return float(self.value)
-        if self.kind == "samples":
-            return float(np.mean(self.values))
-        if self.kind == "uniform":
-            return (self.low + self.high) / 2
-        return float(self.mean)
-
-    def draw(self, rng: np.random.Generator, size) -> np.ndarray:
-        """`size` draws as floats (callers round and bound them)."""
-        if self.kind == "fixed":
-            return np.full(size, float(self.value))
-        if self.kind == "samples":
-            return rng.choice(np.asarray(self.values, dtype=float), size=size)
-        if self.kind == "poisson":
-            return rng.poisson(self.mean, size=size).astype(float)
-        if self.kind == "normal":
-            return rng.normal(self.mean, self.sd, size=size)
-        if self.kind == "uniform":
-            return rng.uniform(self.low, self.high, size=size)
-        # lognormal given the mean and sd of the quantity itself, not of its logarithm
-        var = np.log1p((self.sd / self.mean) ** 2) if self.mean > 0 else 0.0
-        return rng.lognormal(np.log(max(self.mean, 1e-12)) - var / 2, np.sqrt(var), size=size)
-
-    def describe(self) -> Any:
-        """The distribution as a plain value for printing: the number, or its kind and parameters."""
-        if self.kind == "fixed":
-            return self.value
-        if self.kind == "samples":
-            return {"samples": len(self.values), "mean": round(self.expected(), 3)}
-        return {k: v for k, v in dataclasses.asdict(self).items() if k != "values" and (k == "kind" or v)}
+SESSION_DEFAULTS = {"turns": Dist(value=1.0), "think_time": Dist(value=0.0), "cache_1h_share": None, "prefix_hit": 0,
+                    "cache_miss": 0, "prompt_cache_miss": 0, "compaction_at": None, "compaction_tokens": 0,
+                    "compaction_output_tokens": None, "subagents": (), "growth_by_step": ()}
 
 
 @dataclass(frozen=True)
@@ -99,61 +43,6 @@ class Phase:
             raise InputError(f"phase {self.name!r}: steps must be a whole number >= 1, found {self.steps!r}")
 
 
-def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
-    """A Dist from a number, a list of samples, a Dist, or a table like {dist="poisson", mean=9}."""
-    if isinstance(value, Dist):
-        return value
-    if isinstance(value, bool):
-        raise InputError(f"{name} must be a number, a list of samples or a distribution table, found {value!r}")
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return Dist("fixed", value=float(value))
-    if isinstance(value, (list, tuple, np.ndarray)):
-        vals = [float(v) for v in value if isinstance(v, (int, float, np.integer, np.floating))]
-        if len(vals) != len(value):
-            raise InputError(f"{name}: samples must all be numbers, found {list(value)!r}")
-        return Dist("samples", values=tuple(vals))
-    if isinstance(value, Mapping):
-        d = dict(value)
-        if "file" in d:
-            return Dist("samples", values=tuple(_samples_file(d.pop("file"), name, base)))
-        if "samples" in d:
-            return as_dist(d["samples"], name)
-        kind = d.pop("dist", d.pop("kind", "fixed"))
-        allowed = {f.name for f in fields(Dist)} - {"kind", "values"}
-        bad = sorted(set(d) - allowed)
-        if bad:
-            raise InputError(f"{name}: unknown distribution key(s) {', '.join(bad)}; expected dist and "
-                             f"{', '.join(sorted(allowed))}, or samples / file")
-        return Dist(kind, **{k: float(v) for k, v in d.items()})
-    raise InputError(f"{name} must be a number, a list of samples or a distribution table, found {value!r}")
-
-
-def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
-    """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
-    p = Path(path) if base is None or Path(path).is_absolute() else base / path
-    text = read_text(p, "samples file", "a JSON or CSV samples file")
-    if p.suffix == ".csv":
-        import pandas as pd  # only for a CSV samples file
-
-        df = pd.read_csv(io.StringIO(text))
-        if "tokens" not in df.columns:
-            raise InputError(f"{name}: {p} has no 'tokens' column (found {', '.join(df.columns)})")
-        return [float(v) for v in df["tokens"]]
-    doc = parse_json(text, f"{name}: {p}")
-    if isinstance(doc, list):
-        return [float(v["tokens"] if isinstance(v, dict) else v) for v in doc]
-    raise InputError(f"{name}: {p} should hold a list of token counts, found a JSON {type(doc).__name__}")
-
-
-def _nonneg(name: str, v: Any, *, integer: bool = False, positive: bool = False) -> None:
-    ok = not isinstance(v, bool) and isinstance(v, (int, float, np.integer, np.floating)) and v == v
-    if ok and integer:
-        ok = float(v) == int(v)
-    if not ok or v < 0 or (positive and v <= 0):
-        kind = "a whole number" if integer else "a number"
-        raise InputError(f"{name} must be {kind} {'> 0' if positive else '>= 0'}, found {v!r}")
-
-
 @dataclass(frozen=True)
 class Scenario:
     """Every assumption of a per-task cost run; see docs/simulation.md for what each field means."""
@@ -167,10 +56,13 @@ class Scenario:
     overflow: str = "last"             # phases: a task longer than the schedule stays in the last phase, or cycles
     core: tuple[str, ...] = ()         # retrieval / tool_search: always-visible tools (globs)
     retrieval_k: int = 10
-    search_k: int = 5                  # tool_search: tools loaded by each search
+    search_k: int | None = None        # tool_search: tools loaded by each search (None: the search's rules, else 5)
     searches: int = 1                  # tool_search: search requests per task (the extra steps)
     search_tool_tokens: float | None = None   # None: measured from toolsurvey's search tool definition
     search_result_tokens: float = 150
+    search: str | None = None          # tool_search: "anthropic-bm25", "anthropic-regex", "openai" (providers.toml) or "custom"
+    search_quality: Any = 1.0          # retrieval / tool_search: hit rate at the search's k, or a retrieval evaluation
+    max_searches: int = 3              # tool_search: searches for one needed tool before the task fails
     system_prompt_tokens: float = 0
     user_message_tokens: float = 0
     call_tokens: float = 60            # output of a request that calls a tool (name + arguments)
@@ -189,6 +81,18 @@ class Scenario:
     wrong_call_steps: int = 1          # extra requests one wrong tool call costs
     tasks_per_day: float = 1000
     days_per_month: float = 30
+    # Sessions (docs/simulation.md, "Sessions"). At these defaults a run is the single task above.
+    turns: Any = 1                     # user prompts per session, each a task of `steps` requests (number or Dist)
+    think_time: Any = 0                # seconds from a turn's answer to the next prompt (number or Dist)
+    cache_1h_share: float | None = None  # share of threads cached for 1 hour (2x writes); None: all `cache_ttl`
+    prefix_hit: float = 0              # share of the fixed prefix found cached (by other sessions) when a thread's cache is cold
+    cache_miss: float = 0              # share of requests within a turn whose cached history is not found
+    prompt_cache_miss: float = 0       # the same at a new prompt (a turn's first request)
+    compaction_at: float | None = None  # context tokens at which the history is replaced by a summary
+    compaction_tokens: float = 0       # the history left by a compaction: the summary and what is attached to it
+    compaction_output_tokens: float | None = None  # the compaction request's output; None: no request is priced
+    subagents: tuple = ()              # Subagent threads each session starts
+    growth_by_step: tuple = ()         # result size multipliers by a step's place in its thread: 2, 3-4, 5-8, ...
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     price_file: str | None = None
     samples: int = 0                   # Monte Carlo draws (0: expected values only)
@@ -200,6 +104,10 @@ class Scenario:
         set_ = lambda k, v: object.__setattr__(self, k, v)
         set_("steps", as_dist(self.steps, "steps"))
         set_("response_tokens", as_dist(self.response_tokens, "response_tokens"))
+        set_("turns", as_dist(self.turns, "turns"))
+        set_("think_time", as_dist(self.think_time, "think_time"))
+        set_("subagents", as_subagents(self.subagents))
+        set_("growth_by_step", multipliers("growth_by_step", self.growth_by_step))
         for k in ("tools", "core"):
             v = getattr(self, k)
             set_(k, (v,) if isinstance(v, str) else tuple(v))
@@ -220,27 +128,48 @@ class Scenario:
         if self.response_tokens.expected() < 0:
             raise InputError(f"response_tokens must be >= 0, found {self.response_tokens.describe()!r}")
         if self.visible is not None:
-            _nonneg("visible", self.visible, integer=True)
+            nonneg("visible", self.visible, integer=True)
             set_("visible", int(self.visible))
+        set_("search_k", resolve_search(self.search, self.model, self.search_k))
+        set_("search_quality", check_quality(self.search_quality))
+        nonneg("max_searches", self.max_searches, integer=True, positive=True)
         for k in ("retrieval_k", "search_k", "searches", "wrong_call_steps", "samples", "seed"):
-            _nonneg(k, getattr(self, k), integer=True)
+            nonneg(k, getattr(self, k), integer=True)
         for k in ("system_prompt_tokens", "user_message_tokens", "call_tokens", "answer_tokens",
                   "search_result_tokens", "tasks_per_day"):
-            _nonneg(k, getattr(self, k))
-        _nonneg("days_per_month", self.days_per_month, positive=True)
+            nonneg(k, getattr(self, k))
+        nonneg("days_per_month", self.days_per_month, positive=True)
         for k in ("search_tool_tokens", "overhead_tokens", "tool_tokens"):
             if getattr(self, k) is not None:
-                _nonneg(k, getattr(self, k))
+                nonneg(k, getattr(self, k))
         if self.registry_size is not None:
-            _nonneg("registry_size", self.registry_size, integer=True)
+            nonneg("registry_size", self.registry_size, integer=True)
         if self.phases is not None and not isinstance(self.phases, (str, os.PathLike)):
             set_("phases", tuple(p if isinstance(p, Phase) else _phase(p, "phases") for p in self.phases))
         if self.strategy == "phases" and not self.phases:
             raise InputError("strategy 'phases' needs phases: a phases file path or a list of phases")
         if self.strategy == "fixed" and not self.tools and self.visible is None:
             raise InputError("strategy 'fixed' needs tools (globs) or visible (a count)")
+        self._check_session()
         if not isinstance(self.prices, Mapping):
             raise InputError(f"prices must be a table of model -> price fields, found {self.prices!r}")
+
+    def _check_session(self) -> None:
+        if self.turns.expected() < 1:
+            raise InputError(f"turns must be >= 1 (a session has at least one prompt), found {self.turns.describe()!r}")
+        if self.think_time.expected() < 0:
+            raise InputError(f"think_time must be >= 0 seconds, found {self.think_time.describe()!r}")
+        for k in ("prefix_hit", "cache_miss", "prompt_cache_miss") + (("cache_1h_share",) if self.cache_1h_share is not None else ()):
+            share(k, getattr(self, k))
+        nonneg("compaction_tokens", self.compaction_tokens)
+        for k in ("compaction_at", "compaction_output_tokens"):
+            if getattr(self, k) is not None:
+                nonneg(k, getattr(self, k), positive=k == "compaction_at")
+
+    def is_session(self) -> bool:
+        """True when a session field is set: the run is a session (turns, cache expiry, compaction,
+        subagents), not the single task of the fields above."""
+        return any(getattr(self, k) != v for k, v in SESSION_DEFAULTS.items())
 
     def curve(self) -> AccuracyCurve:
         """The accuracy curve this scenario uses."""
@@ -269,8 +198,12 @@ class Scenario:
             elif f.name == "phases" and v is not None and not isinstance(v, (str, os.PathLike)):
                 v = [{"name": p.name, "tools": list(p.tools), "tags": dict(p.tags), "steps": p.steps,
                       **({"count": p.count} if p.count is not None else {})} for p in v]
+            elif f.name == "subagents":
+                v = [x.describe() for x in v]
             elif isinstance(v, AccuracyCurve):
                 v = v.as_dict()
+            elif hasattr(v, "hit_at"):  # a retrieval evaluation as search_quality
+                v = v.describe()
             elif isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, os.PathLike):
@@ -337,7 +270,7 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
             doc[k] = rel(doc[k])
     if isinstance(doc.get("price_file"), str) and not doc["price_file"].startswith(("http://", "https://")):
         doc["price_file"] = rel(doc["price_file"])
-    for k in ("steps", "response_tokens"):
+    for k in ("steps", "response_tokens", "turns", "think_time"):
         if k in doc:
             doc[k] = as_dist(doc[k], f"{path}: {k}", base=base)
     try:

@@ -13,14 +13,17 @@ import pandas as pd
 from ..core.caveats import Assumptions, Warnings
 from ..core.registry import Registry
 from ..core.viewable import Viewable
+from ..errors import InputError
 from ..providers.caching import caching_rules, resolve_caching
 from ..providers.constants import rendering_for
 from ..providers.prices import PER_MILLION, Price
 from .accuracy import AccuracyCurve
 from .context import Context
 from .cost import requests, row_parameters, row_summaries
+from .misses import search_assumptions
 from .montecarlo import monte_carlo
 from .scenario import Scenario
+from .session import SESSION_RULES, session_summary, steps_for_run
 from .strategies import Profile, ToolTable
 
 
@@ -55,6 +58,10 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
     """
     sc = dataclasses.replace(scenario or Scenario(), **changes)
     ctx = Context(reg)
+    if sc.is_session():
+        if sc.samples:
+            raise InputError("Monte Carlo draws (samples) are not modelled for sessions; set samples = 0")
+        return _session_run(ctx, sc)
     rows = row_parameters(ctx, [sc])
     summary = row_summaries(rows).iloc[0].to_dict()
     price, prof = rows["prices"][0], rows["profiles"][0]
@@ -72,6 +79,22 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
     if sc.samples:
         run.draws, run.percentiles, run.sampled = monte_carlo(sc, rows, prof, curve)
     return run
+
+
+def _session_run(ctx: Context, sc: Scenario) -> Run:
+    """A run of a session scenario: every thread's requests priced (`Run.steps`), and the summary of a
+    session (model/session.py, `session_summary`)."""
+    summary, table, rows = session_summary(ctx, sc)
+    price, prof = rows["prices"][0], rows["profiles"][0]
+    warns = list(prof.warnings) + [f"{sc.model}: {p}" for p in rows["limits"][0]]
+    if not summary["fits"]:
+        warns.append(f"a request of {summary['max_input_tokens']:,.0f} input tokens exceeds a model's context "
+                     "window; the session is not priced")
+    for w in warns:
+        _warnings.warn(w, stacklevel=3)
+    assumptions = run_assumptions(sc, price, prof, ctx.table(sc, price), ctx.curve(sc) if sc.accuracy else None)
+    assumptions["session_rules"] = SESSION_RULES
+    return Run(sc, steps_for_run(table), summary, assumptions, warns)
 
 
 def _steps_table(sc: Scenario, rows: dict, prof: Profile) -> pd.DataFrame:
@@ -137,6 +160,7 @@ def run_assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable,
     if not table.exact and render in ("openai", "anthropic"):
         a["tool_tokens_method"] += f"; plus {table.method_overhead or 'no fixed overhead'}"
     a["render_used"] = render
+    a.update(search_assumptions(sc))
     if render == "anthropic" and table.exact:
         a["tool_tokens_note"] = ("Claude's tokenizer is not public: per-tool counts are estimates from an "
                                  "o200k_base count unless calibrated (toolsurvey calibrate)"

@@ -16,7 +16,10 @@ from ..errors import InputError
 from .accuracy import DescriptionEffect, load_description_effect
 from .context import Context
 from .cost import row_parameters, row_summaries
-from .scenario import Dist, Scenario
+from .dist import Dist
+from .misses import search_assumptions
+from .scenario import Scenario
+from .session import session_summary
 from .simulate import run_assumptions
 
 # Rows per chunk of a sweep x requests per row: each per-request array of a chunk (there are some 25)
@@ -30,6 +33,8 @@ def _chunked_summaries(ctx: Context, groups: list[Scenario], pick: np.ndarray | 
     numbers are the same), with the price, limit problems and profile of every group used."""
     if pick is None:
         pick, steps = np.arange(len(groups)), np.array([sc.steps.expected() for sc in groups])
+    if any(sc.is_session() for sc in groups):
+        return _session_summaries(ctx, groups, pick, steps)
     size = max(1, int(_CHUNK_CELLS // (2 * float(np.max(steps)) + 4)))  # ~requests of the longest task
     tables, profiles, prices, limits = [], {}, [], []
     for start in range(0, len(pick), size):
@@ -42,6 +47,20 @@ def _chunked_summaries(ctx: Context, groups: list[Scenario], pick: np.ndarray | 
         limits += rows["limits"]
     out = tables[0] if len(tables) == 1 else pd.concat(tables, ignore_index=True)
     return out, {"profiles": list(profiles.values()), "prices": prices, "limits": limits}
+
+
+def _session_summaries(ctx: Context, groups: list[Scenario], pick: np.ndarray, steps: np.ndarray
+                       ) -> tuple[pd.DataFrame, dict]:
+    """One session summary per row (`session.session_summary`, a row at a time: sessions are priced
+    request by request), with the price, limit problems and profile of every row."""
+    out, profiles, prices, limits = [], {}, [], []
+    for g, st in zip(pick, steps, strict=True):
+        summary, _, rows = session_summary(ctx, dataclasses.replace(groups[g], steps=float(st)))
+        out.append(summary)
+        profiles.update((id(p), p) for p in rows["profiles"])
+        prices += rows["prices"]
+        limits += rows["limits"]
+    return pd.DataFrame(out), {"profiles": list(profiles.values()), "prices": prices, "limits": limits}
 
 
 def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.DataFrame:
@@ -95,6 +114,8 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     price0 = ctx.price(first)
     table0 = ctx.table(first, price0)
     out.attrs["assumptions"] = {**run_assumptions(first, price0, ctx.profile(first, table0), table0, curve),
+                                # a search row's quality and provider rules, even when the first row shows every tool
+                                **next((a for a in map(search_assumptions, groups) if a), {}),
                                 "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
                                 "prices": {p.model: p.as_dict() for p in {p.model: p for p in rows["prices"]}.values()}}
     out.attrs["warnings"] = warns

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .caveats import assumptions_html, assumptions_text, warnings_html, warnings_list, warnings_text
+from .retrieval import by_k, findability, view_lines
 from .tables import rich_html
 from .units import MONEY_UNITS, is_missing, money, number, percent, plural
 
@@ -181,6 +182,16 @@ def report_text(rep) -> str:
     return plain(*_report_lines(rep)) + f"\n  tables: {', '.join(rep.tables)}"
 
 
+def retrieval_html(ev) -> str:
+    title, lines = view_lines(ev)
+    return rich_html(title, lines, [("hit@k and recall@k by k", by_k(ev), None),
+                                    (f"Findability in the top {ev.find_k}, least found first", findability(ev), None)])
+
+
+def retrieval_text(ev) -> str:
+    return plain(*view_lines(ev))
+
+
 # view name (a Viewable's `view_name`) -> (text view, HTML view)
 _VIEWS = {
     "footprint": (_frame_text(footprint_lines), _footprint_html),
@@ -189,6 +200,7 @@ _VIEWS = {
     "run": (run_text, run_html),
     "diff": (diff_text, diff_html),
     "report": (report_text, report_html),
+    "retrieval": (retrieval_text, retrieval_html),
     "assumptions": (assumptions_text, assumptions_html),
     "warnings": (warnings_text, warnings_html),
 }

@@ -26,8 +26,14 @@ _JSON_TYPES = {"ARRAY": "list", "VARCHAR": "str", "BIGINT": "int", "UBIGINT": "i
 CLAUDE_SQL = """
 SELECT json_type(j) AS jt, j->>'type' AS type, j->>'requestId' AS requestId, j->>'sessionId' AS sessionId,
   j->>'timestamp' AS timestamp, j->>'uuid' AS uuid, j->>'agentId' AS agentId, j->>'isSidechain' AS side,
+  j->>'cwd' AS cwd,
+  CASE WHEN j->'data'->>'type' = 'agent_progress' THEN CAST(j->'data' AS VARCHAR) END AS progress,
   json_type(j->'message') AS mt, j->'message'->>'id' AS mid, j->'message'->>'model' AS model,
   json_type(j->'message'->'usage') AS ut, CAST(j->'message'->'usage' AS VARCHAR) AS usage,
+  j->>'subtype' AS subtype, j->>'isMeta' AS meta, j->>'isCompactSummary' AS compact_summary,
+  CAST(j->'compactMetadata'->'preTokens' AS VARCHAR) AS pre_tokens, j->'compactMetadata'->>'trigger' AS compact_trigger,
+  json_type(j->'message'->'content') AS ct,
+  len([1 FOR b IN json_extract(j, '$.message.content[*]') IF b->>'type' = 'text']) AS texts,
   [{'id': b->>'id', 'name': b->>'name', 'input': CAST(b->'input' AS VARCHAR)}
      FOR b IN json_extract(j, '$.message.content[*]') IF b->>'type' = 'tool_use'] AS uses,
   [{'id': b->>'tool_use_id', 'err': b->>'is_error',
@@ -112,9 +118,16 @@ def _duck_rows(con, path: str) -> list[tuple[int, Any]] | None:
 def _record(r: dict) -> Any:
     if r["jt"] != "OBJECT":  # a value of the same type, so the warning names it as the built-in reader does
         return _SAMPLES[_JSON_TYPES.get(r["jt"], "str")]
-    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId") if r[k] is not None}
-    if r["side"] is not None:
-        rec["isSidechain"] = r["side"] == "true"
+    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId", "cwd", "subtype")
+           if r[k] is not None}
+    for key, col in (("isSidechain", "side"), ("isMeta", "meta"), ("isCompactSummary", "compact_summary")):
+        if r[col] is not None:
+            rec[key] = r[col] == "true"
+    if r["progress"] is not None:  # a subagent's message relayed whole (few lines; parsed here)
+        rec["data"] = json.loads(r["progress"])
+    if r["pre_tokens"] is not None or r["compact_trigger"] is not None:  # what events.claude_event reads
+        rec["compactMetadata"] = {"preTokens": json.loads(r["pre_tokens"]) if r["pre_tokens"] else None,
+                                  "trigger": r["compact_trigger"]}
     if r["mt"] == "OBJECT":
         msg: dict = {k: v for k, v in (("id", r["mid"]), ("model", r["model"])) if v is not None}
         if r["ut"] == "OBJECT":
@@ -122,7 +135,8 @@ def _record(r: dict) -> Any:
         blocks = [{"type": "tool_use", "id": u["id"], "name": u["name"], "input": u["input"]} for u in r["uses"] or []]
         blocks += [{"type": "tool_result", "tool_use_id": x["id"], "is_error": x["err"] == "true",
                     "content": x["text"] if x["raw"] is None else json.loads(x["raw"])} for x in r["results"] or []]
-        msg["content"] = blocks
+        blocks += [{"type": "text"}] * (r["texts"] or 0)  # a prompt's text is not read, only that it is text
+        msg["content"] = "" if r["ct"] == "VARCHAR" else blocks
         rec["message"] = msg
     return rec
 

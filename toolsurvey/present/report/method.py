@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from ...model.assumed import FIELD_LABELS
+from ...model.scenario import SESSION_DEFAULTS
 from .document import Section, Table
 from .inputs import Inputs
 
@@ -39,8 +40,11 @@ def method_section(inp: Inputs) -> Section:
         s.tables += _accuracy_curve(curve)
     else:
         s.notes.append(f"Accuracy effect: {curve}.")
+    if "session_rules" in run.assumptions:
+        s.text.append("The task is a session: " + run.assumptions["session_rules"] + ".")
+    shown = SHOWN_FIELDS + (tuple(SESSION_DEFAULTS) if run.scenario.is_session() else ())
     rows = [{"assumption": FIELD_LABELS[k], "value": _plain(run.assumptions.get(k)), "field": k}
-            for k in SHOWN_FIELDS if run.assumptions.get(k) not in (None, "", [], {})]
+            for k in shown if run.assumptions.get(k) not in (None, "", [], {})]
     s.tables.append(Table("assumptions", "Scenario assumptions", pd.DataFrame(rows)))
     s.notes += [f"Simulation warning: {w}" for w in run.warnings]
     s.notes += [f"Missing input ({key}): {why}." for key, why in inp.missing.items()]

@@ -1,0 +1,81 @@
+"""How close the session model comes to what real Claude Code sessions were billed: every set of real
+traces in ../shared/data/traces, priced from each session's own structure with sizes fitted on every
+session (in-sample) and on the other sessions only (leave one session out).
+
+    .venv/bin/python bench/fidelity.py [--sets spotter,irrlicht] [--sessions]
+
+Goals: total error within 5% in-sample and 10% leaving one session out; the median per-session
+|error| within 20%. A set of one session has no leave-one-out figure. Without ../shared/data the
+bench prints a skip line (bench/_shared_data.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from _shared_data import shared_or_skip  # noqa: E402
+
+GOALS = {"in-sample": 0.05, "leave-one-out": 0.10}
+MEDIAN_GOAL = 0.20
+
+
+def _line(label: str, table, goal: float) -> str:
+    a = table.attrs
+    parts = a["components"]
+    total, median = a["total_error"], a["median_abs_error"]
+    met = lambda ok: "met" if ok else "NOT met"
+    return (f"  {label:13} total {total:+.1%} (goal ±{goal:.0%}: {met(abs(total) <= goal)}), median |session "
+            f"error| {median:.1%} (goal {MEDIAN_GOAL:.0%}: {met(median <= MEDIAN_GOAL)})\n"
+            f"  {'':13} by component: {parts}")
+
+
+def evaluate(folder: Path, show_sessions: bool) -> None:
+    import toolsurvey as ts
+
+    t = time.perf_counter()
+    tr = ts.load_traces(folder, engine="python")
+    r = tr.requests
+    print(f"{folder.name}: {len(tr.sessions)} session(s), {len(r):,} request(s), billed ${r['cost'].sum():,.2f}"
+          f" ({len(tr.skips)} line(s) skipped)")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tables = {"in-sample": ts.compare(tr)}
+        try:
+            tables["leave-one-out"] = ts.compare(tr, cv=True)
+        except ts.InputError as e:
+            print(f"  leave-one-out: n/a ({e})")
+    for label, table in tables.items():
+        print(_line(label, table, GOALS[label]))
+    if show_sessions:
+        cols = ["session", "requests", "billed", "simulated", "error"]
+        merged = tables["in-sample"][cols].rename(columns={"simulated": "in-sample", "error": "error in"})
+        if "leave-one-out" in tables:
+            merged["leave-one-out"] = tables["leave-one-out"]["simulated"]
+            merged["error out"] = tables["leave-one-out"]["error"]
+        print(merged.round(4).to_string(index=False))
+    print(f"  ({time.perf_counter() - t:.1f} s)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="", help="comma-separated set names under ../shared/data/traces (default: all)")
+    ap.add_argument("--sessions", action="store_true", help="also print every session's billed and simulated cost")
+    args = ap.parse_args()
+    root = shared_or_skip("traces", leaving_out="the fidelity of the session model on real traces")
+    if root is None:
+        return
+    wanted = [s for s in args.sets.split(",") if s]
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and (not wanted or p.name in wanted)):
+        evaluate(folder, args.sessions)
+
+
+if __name__ == "__main__":
+    main()

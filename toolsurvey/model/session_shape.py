@@ -1,0 +1,68 @@
+"""The shape of a session's threads: per request, its turn, its place in the turn, how likely it is to
+be made and how likely the thread's cache is to have expired before it. A shape comes from a
+scenario (expected turns, steps and think time) or from a trace (what a session did)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .dist import Dist
+
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}  # the lifetimes of Anthropic's prompt cache (docs/simulation.md)
+
+
+@dataclass
+class Thread:
+    """One thread of a session (the main agent, or one subagent): its requests in order."""
+
+    name: str                  # "main", or the subagent's name
+    turn: np.ndarray           # each request's turn, from 1 (a turn starts at a user prompt)
+    step: np.ndarray           # its position in the turn, from 1
+    answer: np.ndarray         # the share of its output that is the turn's answer (1 for the last, 0 for a call)
+    weight: np.ndarray         # the probability the request is made (1, or less for a fractional count)
+    expired: dict              # cache lifetime ("5m", "1h") -> the probability the cache expired before each request
+    models: tuple | None = None  # each request's model when known (a trace); None: the scenario's
+    count: float = 1.0         # threads of this shape per session
+
+    def __len__(self) -> int:
+        return len(self.turn)
+
+
+def _turn(requests: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(step, answer share, weight) of one turn of `requests` (fractional: linear between whole counts,
+    as a single task: the last whole request answers for 1 - f of turns, a further one for f)."""
+    whole = int(math.floor(requests))
+    frac = requests - whole
+    k = whole + (1 if frac > 1e-12 else 0)
+    weight = np.ones(k)
+    answer = np.zeros(k)
+    answer[whole - 1] = 1.0
+    if k > whole:
+        weight[-1] = frac
+        answer[whole - 1] = 1.0 - frac
+        answer[-1] = 1.0
+    return np.arange(1, k + 1), answer, weight
+
+
+def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, count: float = 1.0) -> Thread:
+    """The expected shape: E[turns] turns (the last weighted by its fraction) of `requests` requests
+    each; a turn's first request finds the cache expired with probability P(think_time > lifetime)."""
+    n_turns = turns.expected()
+    whole = int(math.ceil(n_turns - 1e-12))
+    step, answer, weight = _turn(requests)
+    k = len(step)
+    turn_weight = np.ones(whole)
+    if whole > n_turns:
+        turn_weight[-1] = n_turns - (whole - 1)
+    expired = {}
+    for ttl, seconds in TTL_SECONDS.items():
+        first = np.zeros(k)
+        first[0] = think_time.above(seconds)
+        e = np.tile(first, whole)
+        e[0] = 1.0  # a thread's first request finds no cache of its own
+        expired[ttl] = e
+    return Thread(name, np.repeat(np.arange(1, whole + 1), k), np.tile(step, whole), np.tile(answer, whole),
+                  np.tile(weight, whole) * np.repeat(turn_weight, k), expired, None, count)

@@ -1,0 +1,100 @@
+"""What each traced session did, without its sizes: its threads (the main agent, subagents, compaction
+requests), their billed requests in order, the turns the user's prompts start, the time before each
+request and each request's model. `fit` measures sizes on it; `compare` prices it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from ..inputs.traces.tables import Traces
+from .session_shape import TTL_SECONDS, Thread
+
+MAIN, SUBAGENT, COMPACTION = "main", "subagent", "compaction"
+COMPACTION_AGENT = "acompact"  # Claude Code names the thread that writes a compaction summary agent-acompact-*
+
+
+def requests_table(tr: Traces) -> pd.DataFrame:
+    """One row per billed request (requests with no billed tokens, such as Claude Code's synthetic error
+    messages, left out) in thread order, with its thread's role, turn, step, gap and total input."""
+    if tr.requests.empty:
+        raise InputError("the traces have no requests with usage, so there is nothing to fit")
+    r = tr.requests.copy()
+    r["total"] = (r["input_tokens"] + r["cache_write"] + r["cache_read"]).astype(float)
+    r = r[(r["total"] + r["output_tokens"]) > 0]
+    r = r.sort_values(["session", "agent", "timestamp", "request_id"], kind="stable").reset_index(drop=True)
+    agent = r["agent"].astype(str)
+    r["role"] = np.where(agent.str.startswith(COMPACTION_AGENT), COMPACTION,
+                         np.where(r["subagent"] | (agent != ""), SUBAGENT, MAIN))
+    r["turn"] = _turns(r, tr.events)
+    keys = [r["session"], r["agent"]]
+    r["step"] = r.groupby([*keys, r["turn"]]).cumcount() + 1
+    r["final"] = r.groupby([*keys, r["turn"]])["step"].transform("max") == r["step"]
+    r["index"] = r.groupby(keys).cumcount()  # the request's place in its thread, from 0
+    r["first"] = r["index"] == 0
+    r["gap"] = r.groupby(keys)["timestamp"].diff().dt.total_seconds()
+    for c in ("total", "output_tokens", "cache_read"):
+        r[f"prev_{c}"] = r.groupby(keys)[c].shift(1)
+    r["prev_model"] = r.groupby(keys)["model"].shift(1)
+    r["compacted"] = _compacted(r, tr.events)
+    return r
+
+
+def _compacted(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
+    """Whether the thread's history was compacted just before each request: a recorded compaction
+    since the previous request, or (a thread with none recorded) the input falling below half of it."""
+    out = (~r["first"] & (r["total"] < 0.5 * r["prev_total"])).to_numpy().copy()
+    comp = events[events["kind"] == "compaction"] if len(events) else events
+    if not len(comp):
+        return out
+    prev_ts = _ns(r.groupby([r["session"], r["agent"]])["timestamp"].shift(1))
+    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in comp.groupby(["session", "agent"])}
+    for k, idx in r.groupby(["session", "agent"]).indices.items():
+        times = at.get(k)
+        if times is None:
+            continue
+        ts, before = _ns(r["timestamp"])[idx], prev_ts[idx]
+        seen = np.searchsorted(times, ts, side="right") - np.searchsorted(times, before, side="right")
+        out[idx] = ~r["first"].to_numpy()[idx] & (seen > 0)
+    return out
+
+
+def _ns(t: pd.Series) -> np.ndarray:
+    """UTC timestamps as integer nanoseconds (a missing time sorts first)."""
+    return t.astype("int64").to_numpy() if len(t) else np.zeros(0, dtype="int64")
+
+
+def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
+    """Each request's turn: the prompts of its thread at or before it (at least 1; a thread with no
+    recorded prompt is one turn)."""
+    out = np.ones(len(r), dtype=int)
+    prompts = events[events["kind"] == "prompt"] if len(events) else events
+    if not len(prompts):
+        return out
+    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in prompts.groupby(["session", "agent"])}
+    for k, idx in r.groupby(["session", "agent"]).indices.items():
+        times = at.get(k)
+        if times is not None and len(times):
+            ts = _ns(r["timestamp"])[idx]
+            out[idx] = np.maximum(np.searchsorted(times, ts, side="right"), 1)
+    # prompts with no request between them (a command and its output, then the next prompt) open one turn
+    keys = r["session"] + "\x00" + r["agent"].astype(str)
+    return pd.Series(out).groupby(keys.to_numpy()).transform(lambda t: t.rank(method="dense")).astype(int).to_numpy()
+
+
+def expired(g: pd.DataFrame, ttl: str) -> np.ndarray:
+    """1 where the thread's cache had expired before the request under lifetime `ttl` (its first request
+    has no cache of its own), else 0."""
+    return (g["first"] | (g["gap"] > TTL_SECONDS[ttl])).to_numpy(dtype=float)
+
+
+def trace_threads(rows: pd.DataFrame) -> list[Thread]:
+    """The threads of one session's rows of `requests_table` as shapes (compaction requests left out:
+    the model predicts them), each named by its role and carrying its requests' models."""
+    out = []
+    for (_agent, role), g in rows[rows["role"] != COMPACTION].groupby(["agent", "role"], sort=False):
+        out.append(Thread(role, g["turn"].to_numpy(), g["step"].to_numpy(), g["final"].to_numpy(dtype=float),
+                          np.ones(len(g)), {ttl: expired(g, ttl) for ttl in TTL_SECONDS},
+                          tuple(g["model"].astype(str)), 1.0))
+    return out
