@@ -103,11 +103,10 @@ def caching_options(provider: str, modes, current: str) -> list[tuple[str, str]]
 
 def request_axis(summary: dict, searches: int = 0) -> str:
     """The x-axis title of a task's per-request chart: its steps, and the requests wrong calls add
-    (and tool searches, with that strategy)."""
+    (and tool searches, with that strategy), on a second line so that the title fits the chart."""
     steps, requests = float(summary.get("steps") or 0), float(summary.get("expected_requests") or 0)
     extra = requests - steps - searches
     parts = [f"{steps:g} steps"] + ([f"{searches} search{'es' * (searches > 1)}"] if searches else [])
     if extra > 0.05:
-        parts.append(f"{extra:.1f} extra requests expected from wrong tool calls "
-                     f"(wrong-tool rate {summary.get('wrong_rate', 0):.1%})")
-    return "request within the task: " + " + ".join(parts)
+        parts.append(f"{extra:.1f} extra from wrong tool calls (wrong-tool rate {summary.get('wrong_rate', 0):.1%})")
+    return "request within the task<br>" + " + ".join(parts)
