@@ -82,9 +82,17 @@ _HIDE_WHEN_LIVE = """<script type="text/javascript">(function () {
   var copy = document.currentScript && document.currentScript.parentElement;
   var area = copy && copy.parentElement && copy.parentElement.closest('.jp-OutputArea, .output_area, .output');
   if (!area) { return; }
+  // A FigureWidget is drawn before JupyterLab lays it out, so it keeps plotly's default width:
+  // once drawn, fit each live chart to the output's width, as the static charts are.
+  var fit = function () {
+    area.querySelectorAll('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot').forEach(function (gd) {
+      if (window.Plotly && gd._fullLayout && !(gd.layout && gd.layout.width)) { window.Plotly.Plots.resize(gd); }
+    });
+  };
+  document.addEventListener('plotlywidget-after-render', function () { requestAnimationFrame(fit); });
   var hide = function () {
     if (area.querySelector('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot')) {
-      copy.style.display = 'none'; return true;
+      copy.style.display = 'none'; requestAnimationFrame(fit); return true;
     }
     return false;
   };
