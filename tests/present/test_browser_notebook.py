@@ -246,3 +246,31 @@ def test_response_trimming_checkbox_redraws_the_plot(browser, lab):
     # Not yet within UPDATE_MS: a field checkbox re-trims every sample and redraws three charts
     # (297-464 ms measured with the machine's 2 cores shared); this bound only catches a regression.
     assert checkbox_ms <= CHECKBOX_MS, checkbox_ms
+
+
+# The text cells of a paged table's first text column, top to bottom, as shown.
+COLUMN = """(i) => { const t = document.querySelectorAll('table.dataTable')[0];
+  return [...t.querySelectorAll('tbody tr')].map(tr => tr.children[i].textContent); }"""
+
+
+def test_a_paged_table_sorts_from_its_header_text(browser, lab):
+    page, _errors = _run_notebook(browser, lab, "01_footprint.ipynb")
+    try:
+        table = page.locator("table.dataTable").first
+        table.scroll_into_view_if_needed()
+        # Click a header's words (not its sort arrow).
+        header = table.locator("thead th").nth(1)
+        column = header.evaluate("th => th.cellIndex")
+        before = page.evaluate(COLUMN, column)
+        box = header.bounding_box()
+        page.mouse.click(box["x"] + 8, box["y"] + box["height"] / 2)
+        page.wait_for_function(f"([i, was]) => JSON.stringify(({COLUMN})(i)) !== was",
+                               arg=[column, json.dumps(before)], timeout=10_000)
+        after = page.evaluate(COLUMN, column)
+        name = header.inner_text()
+    finally:
+        page.close()
+    key = str.casefold
+    if all(v.replace(",", "").replace(".", "", 1).isdigit() for v in after):
+        key = lambda v: float(v.replace(",", ""))  # noqa: E731
+    assert after in (sorted(after, key=key), sorted(after, key=key, reverse=True)), (name, after)

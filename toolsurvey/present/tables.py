@@ -85,7 +85,9 @@ def table_html(df: pd.DataFrame, *, caption: str = "", unit_column: str | None =
 
         # Safe as HTML: the Styler escapes every text cell (third-party names) itself.
         return head + to_html_datatable(styler(df, unit_column=unit_column, units=units), connected=False, allow_html=True,
-                                        autoWidth=False, classes="display compact " + NO_MATH)
+                                        autoWidth=False, classes="display compact " + NO_MATH,
+                                        # sort from a click anywhere in the header, not its small arrow only
+                                        text_in_header_can_be_selected=False)
     left = len(df) - SHOWN_ROWS
     return (head + styler(df.head(SHOWN_ROWS), unit_column=unit_column, units=units).to_html()
             + f"<p><em>… {plural(left, 'more row')} ({html.escape(rest)}; "
