@@ -1,0 +1,151 @@
+"""What an MCP client puts in the model's context for its servers: each tool's tokens, loaded or
+deferred under the client's tool-search setting, what deferring still costs (names, server
+instructions, the search tool), the share of the model's context window and the limits it breaks."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.registry import Registry
+from ..core.tokens import DEFAULT_ENCODING, count
+from ..inputs.clients.config import ClientConfig
+from ..inputs.discovery.names import apply_prefix
+from ..providers.clients import ToolSearch, client_limit_problems, client_rules, search_rules, tool_search
+from ..providers.constants import rendering_for
+from ..providers.limits import limit_problems
+from ..providers.prices import load_prices, price_for
+from .parts import footprint_columns
+
+ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
+
+
+@dataclass
+class ClientContext:
+    """A client's MCP context: per tool, per server and in total, with the rules it rests on."""
+
+    client: str
+    label: str
+    model: str
+    model_source: str
+    context_window: int
+    search: ToolSearch
+    encoding: str
+    method: str
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    servers: list[dict[str, Any]] = field(default_factory=list)
+    totals: dict[str, Any] = field(default_factory=dict)
+    limits: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"client": self.client, "model": self.model, "model_source": self.model_source,
+                "context_window": self.context_window,
+                "tool_search": {"deferred": self.search.deferred, "setting": self.search.setting,
+                                "why": self.search.why, "threshold_tokens": self.search.threshold},
+                "encoding": self.encoding, "method": self.method, "totals": self.totals,
+                "servers": self.servers, "tools": self.tools, "limits": self.limits, "notes": self.notes,
+                "warnings": self.warnings, "sources": self.sources}
+
+
+def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None,
+                   environ: Mapping[str, str] | None = None, encoding: str = DEFAULT_ENCODING) -> ClientContext:
+    """The context `cfg.client` builds from the discovered servers in `reg` (named as in the config).
+
+    `model` defaults to the one the client's config names, then to the client's default
+    (providers.toml). `environ` is the environment the client runs in (its settings' `env` applied
+    on top). Raises InputError for an unknown model or a tool-search setting the client refuses.
+    """
+    rules = client_rules(cfg.client)
+    model, model_source = _model(model, cfg, rules)
+    price = price_for(model, load_prices())
+    env = {**(environ or {}), **cfg.env}
+    shown, hidden = _kept_tools(reg, cfg)
+    named = apply_prefix(shown, rules["name_template"]) if rules.get("name_template") else shown
+    render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
+    columns, attrs = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
+    tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
+    always = _always_loaded(named, cfg)
+    rows = [{"server": t.server, "tool": raw.name, "name": t.name, "tokens": int(n), "always_load": t.key in always}
+            for t, raw, n in zip(named.tools, shown.tools, tokens, strict=True)]
+    deferrable = sum(r["tokens"] for r in rows if not r["always_load"])
+    search = tool_search(cfg.client, model=model, environ=env, mcp_tokens=deferrable,
+                         context_window=price.context_window)
+    ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
+                        attrs["method"], sources=[rules["source"] + f" ({rules['as_of']})"])
+    _fill(ctx, rows, named, rules, encoding)
+    ctx.limits = client_limit_problems(cfg.client, len(rows)) + limit_problems(
+        price.provider, sum(r["state"] == "loaded" for r in rows), [r["name"] for r in rows])
+    ctx.notes = cfg.lines() + [f"{n} tool(s) of {s!r} hidden by the config's tool filters" for s, n in hidden.items()]
+    failed = [n for n, s in reg.servers.items() if "error" in s.info and n in {c.name for c in cfg.servers}]
+    if failed:
+        ctx.notes.append(f"incomplete: {len(failed)} server(s) could not be read, so their tools are not "
+                         f"counted: {', '.join(failed)}")
+    ctx.totals["complete"] = not failed
+    ctx.warnings = list(cfg.warnings)
+    return ctx
+
+
+def _model(model: str | None, cfg: ClientConfig, rules: dict) -> tuple[str, str]:
+    if model:
+        return model, "--model"
+    if cfg.model:
+        return cfg.model, cfg.model_source
+    return rules["default_model"], rules["default_model_source"]
+
+
+def _kept_tools(reg: Registry, cfg: ClientConfig) -> tuple[Registry, dict[str, int]]:
+    """The tools the client shows (its per-server filters applied), and how many each server hides."""
+    by_name = {s.name: s for s in cfg.servers}
+    kept = reg.filter(lambda t: t.server not in by_name or by_name[t.server].keeps(t.name))
+    hidden = {n: len(s.tools) - len(kept.servers[n].tools) for n, s in reg.servers.items()
+              if len(s.tools) != len(kept.servers[n].tools)}
+    return kept, hidden
+
+
+def _always_loaded(reg: Registry, cfg: ClientConfig) -> set[str]:
+    """Keys of the tools that skip deferral: a server with `alwaysLoad`, or the tool's own _meta."""
+    servers = {s.name for s in cfg.servers if s.always_load}
+    return {t.key for t in reg if t.server in servers or _meta(t).get(ALWAYS_LOAD_META) is True}
+
+
+def _meta(tool) -> dict:
+    meta = tool.as_sent().get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def _fill(ctx: ClientContext, rows: list[dict], reg: Registry, rules: dict, encoding: str) -> None:
+    """Each tool's state and tokens in the context, the per-server rows and the totals."""
+    deferred = ctx.search.deferred
+    visible = rules.get("deferred_visible", "names")
+    for r in rows:
+        r["state"] = "deferred" if deferred and not r["always_load"] else "loaded"
+        r["in_context"] = r["tokens"] if r["state"] == "loaded" else (
+            count(r["name"] + "\n", encoding) if visible == "names" else 0)
+    any_deferred = any(r["state"] == "deferred" for r in rows)
+    search_tokens = int(search_rules(ctx.client).get("search_tool_tokens", 0)) if any_deferred else 0
+    for name, s in reg.servers.items():
+        mine = [r for r in rows if r["server"] == name]
+        instructions = count(s.instructions, encoding) if s.instructions else 0
+        namespace = count(name + "\n", encoding) if visible == "servers" and any(r["state"] == "deferred" for r in mine) else 0
+        ctx.servers.append({"server": name, "tools": len(mine), "loaded": sum(r["state"] == "loaded" for r in mine),
+                            "deferred": sum(r["state"] == "deferred" for r in mine),
+                            "tokens_loaded": sum(r["tokens"] for r in mine),
+                            "instructions": instructions, "in_context": sum(r["in_context"] for r in mine)
+                            + instructions + namespace, "failed": "error" in s.info})
+    ctx.tools = rows
+    in_context = sum(s["in_context"] for s in ctx.servers) + search_tokens
+    ctx.totals.update({
+        "servers": len(ctx.servers), "tools": len(rows), "loaded": sum(r["state"] == "loaded" for r in rows),
+        "deferred": sum(r["state"] == "deferred" for r in rows),
+        "tokens_all_loaded": sum(r["tokens"] for r in rows) + sum(s["instructions"] for s in ctx.servers),
+        "loaded_tool_tokens": sum(r["tokens"] for r in rows if r["state"] == "loaded"),
+        "deferred_name_tokens": sum(r["in_context"] for r in rows if r["state"] == "deferred"),
+        "namespace_tokens": in_context - search_tokens - sum(r["in_context"] for r in rows)
+        - sum(s["instructions"] for s in ctx.servers),
+        "instruction_tokens": sum(s["instructions"] for s in ctx.servers), "search_tool_tokens": search_tokens,
+        "in_context": in_context, "context_share": in_context / ctx.context_window if ctx.context_window else 0.0})
+

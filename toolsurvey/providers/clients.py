@@ -1,0 +1,113 @@
+"""The MCP clients' rules (assumptions/providers.toml [clients.*], each with its source and date):
+how a client names MCP tools, which of them it defers behind a tool search, and its own tool limits."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..errors import InputError
+from .constants import provider_constants
+
+_TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
+_AUTO = re.compile(r"auto(?::(\d+(?:\.\d+)?))?")
+
+
+def client_names() -> list[str]:
+    """The clients toolsurvey knows, as `--client` takes them."""
+    return list(provider_constants().get("clients", {}))
+
+
+def client_rules(client: str) -> dict[str, Any]:
+    """The client's rules; raises InputError for an unknown client, listing the known ones."""
+    rules = provider_constants().get("clients", {}).get(client)
+    if rules is None:
+        raise InputError(f"unknown client {client!r}; expected one of: {', '.join(client_names())}")
+    return dict(rules)
+
+
+def search_rules(client: str) -> dict[str, Any]:
+    """The API-side search table ([search.*]) whose search tool the client uses; {} for a client
+    that defers nothing. Raises InputError when providers.toml lacks the table."""
+    name = client_rules(client).get("search")
+    if not name:
+        return {}
+    table = provider_constants().get("search", {}).get(name)
+    if table is None:
+        raise InputError(f"providers.toml has no [search.{name}] table, which the {client} rules name")
+    return dict(table)
+
+
+def supports_search(client: str, model: str) -> bool:
+    """Whether `model` is one of the models the client's search supports (its [search.*] models)."""
+    models = search_rules(client).get("models", [])
+    return any(fnmatch.fnmatchcase(model, pat) for pat in models)
+
+
+@dataclass(frozen=True)
+class ToolSearch:
+    """Whether a client defers its MCP tools, under which setting, and why (one sentence)."""
+
+    deferred: bool
+    setting: str
+    why: str
+    threshold: float | None = None  # auto mode: defer when MCP tools pass this many tokens
+
+
+def tool_search(client: str, *, model: str, environ: Mapping[str, str], mcp_tokens: int,
+                context_window: int) -> ToolSearch:
+    """What the client does with its MCP tools for `model`, given the environment it runs in and
+    the tokens its deferrable MCP tools would take loaded. Raises InputError for a setting the
+    client does not accept (e.g. ENABLE_TOOL_SEARCH=maybe)."""
+    rules = client_rules(client)
+    kind = rules.get("deferral", "never")
+    if kind == "never":
+        return ToolSearch(False, "none", f"{rules['label']} has no tool search: every MCP tool is loaded")
+    if not supports_search(client, model):
+        return ToolSearch(False, "model", f"{model} does not support the tool search {rules['label']} uses "
+                                          f"([search.{rules['search']}] models): every MCP tool is loaded")
+    if kind == "always":
+        return ToolSearch(True, "default", f"{rules['label']} defers every MCP tool behind its tool search")
+    return _claude_code(rules, environ, mcp_tokens, context_window)
+
+
+def _claude_code(rules: dict, environ: Mapping[str, str], mcp_tokens: int, window: int) -> ToolSearch:
+    """ENABLE_TOOL_SEARCH: unset or true always defers, auto / auto:N above N% of the context
+    window, false never; behind a gateway ANTHROPIC_BASE_URL, off unless the variable is set."""
+    var, raw = rules["setting_env"], environ.get(rules["setting_env"])
+    value = (raw or "").strip().lower()
+    shown = f"{var}={raw}" if raw is not None else f"{var} unset"
+    host = urlsplit(environ.get(rules["base_url_env"], "")).hostname
+    if raw is None and host and host not in rules["first_party_hosts"]:
+        return ToolSearch(False, shown, f"{rules['base_url_env']} points at {host}, not an Anthropic host: "
+                                        f"tool search is off unless {var} is set")
+    if value in _TRUE or raw is None or value == "":
+        return ToolSearch(True, shown, "MCP tools are deferred: only their names and the servers' "
+                                       "instructions are in the context until a search loads one")
+    if value in _FALSE:
+        return ToolSearch(False, shown, "tool search is off: every MCP tool is loaded")
+    m = _AUTO.fullmatch(value)
+    percent = float(m[1]) if m and m[1] else float(rules["auto_percent"]) if m else -1.0
+    if not 0 <= percent <= 100:
+        raise InputError(f"{var}={raw!r}: expected unset, true, false, auto or auto:N (N a percentage "
+                         "of the context window, 0 to 100)")
+    threshold = percent / 100 * window
+    deferred = mcp_tokens > threshold
+    return ToolSearch(deferred, shown, f"auto at {percent:g}% of the {window:,}-token context window "
+                                       f"({threshold:,.0f} tokens): the MCP tools take {mcp_tokens:,}, so they are "
+                                       + ("deferred" if deferred else "loaded"), threshold)
+
+
+def client_limit_problems(client: str, tools: int) -> list[str]:
+    """One line per tool limit of the client's own that `tools` MCP tools break, with its source."""
+    rules = client_rules(client)
+    most = rules.get("max_tools")
+    if most is None or tools <= most:
+        return []
+    about = "about " if rules.get("approximate") else ""
+    return [f"{tools:,} MCP tools, over {rules['label']}'s limit of {about}{most} tools "
+            f"({rules['limit_source']}, {rules['as_of']}); its own built-in tools count too"]
