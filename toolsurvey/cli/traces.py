@@ -28,10 +28,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
 
     from ..inputs.traces.load import load_traces
-    from ._common import emit, print_warnings
+    from ._common import emit, print_warnings, say
     from ._progress import Bar
 
     with Bar("reading trace files", quiet=args.quiet) as bar:
@@ -40,6 +39,6 @@ def run(args: argparse.Namespace) -> int:
                          progress=lambda total: bar.advance(total=total))
     print_warnings(tr.problems)
     if args.format != "table":
-        print(tr.summary(), file=sys.stderr)
+        say(tr.summary())
     emit(tr.totals(args.by), args.format, args.output, header=tr.summary(), wide=args.wide)
     return 0

@@ -12,10 +12,11 @@ from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..inputs.clients.config import ClientConfig
 from ..inputs.discovery.names import apply_prefix
-from ..providers.clients import ToolSearch, client_limit_problems, client_rules, search_rules, tool_search
+from ..providers.clients import ToolSearch, client_limit_problems, client_rules, client_search, tool_search
 from ..providers.constants import rendering_for
 from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, price_for
+from ..providers.render import RENDERINGS
 from .parts import footprint_columns
 
 ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
@@ -66,7 +67,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     shown, hidden = _kept_tools(reg, cfg)
     named = apply_prefix(shown, rules["name_template"]) if rules.get("name_template") else shown
     render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
-    columns, attrs = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
+    columns, _ = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
     tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
     always = _always_loaded(named, cfg)
     rows = [{"server": t.server, "tool": raw.name, "name": t.name, "tokens": int(n), "always_load": t.key in always}
@@ -74,9 +75,14 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     deferrable = sum(r["tokens"] for r in rows if not r["always_load"])
     search = tool_search(cfg.client, model=model, environ=env, mcp_tokens=deferrable,
                          context_window=price.context_window)
+    named_as = f"under the name {rules['label']} gives it ({rules['name_template']})" if rules.get("name_template") \
+        else "under its own name"
+    method = f"{RENDERINGS[render]}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
-                        attrs["method"], sources=[rules["source"] + f" ({rules['as_of']})"])
+                        method, sources=[rules["source"] + f" ({rules['as_of']})"])
     _fill(ctx, rows, named, rules, encoding)
+    scopes = {s.name: s.scope for s in cfg.servers}
+    ctx.servers = [{"server": s["server"], "scope": scopes.get(s["server"], ""), **s} for s in ctx.servers]
     ctx.limits = client_limit_problems(cfg.client, len(rows)) + limit_problems(
         price.provider, sum(r["state"] == "loaded" for r in rows), [r["name"] for r in rows])
     ctx.notes = cfg.lines() + [f"{n} tool(s) of {s!r} hidden by the config's tool filters" for s, n in hidden.items()]
@@ -118,34 +124,35 @@ def _meta(tool) -> dict:
 
 
 def _fill(ctx: ClientContext, rows: list[dict], reg: Registry, rules: dict, encoding: str) -> None:
-    """Each tool's state and tokens in the context, the per-server rows and the totals."""
-    deferred = ctx.search.deferred
+    """Each tool's state and tokens in the context, the per-server rows and the totals. A deferred
+    tool leaves its name in the context ("names") or nothing but its server's name ("servers")."""
     visible = rules.get("deferred_visible", "names")
     for r in rows:
-        r["state"] = "deferred" if deferred and not r["always_load"] else "loaded"
+        r["state"] = "deferred" if ctx.search.deferred and not r["always_load"] else "loaded"
         r["in_context"] = r["tokens"] if r["state"] == "loaded" else (
             count(r["name"] + "\n", encoding) if visible == "names" else 0)
+    search = client_search(ctx.client)
     any_deferred = any(r["state"] == "deferred" for r in rows)
-    search_tokens = int(search_rules(ctx.client).get("search_tool_tokens", 0)) if any_deferred else 0
+    search_tokens = int(search.search_tool_tokens) if any_deferred and search else 0
     for name, s in reg.servers.items():
         mine = [r for r in rows if r["server"] == name]
+        deferred = sum(r["state"] == "deferred" for r in mine)
         instructions = count(s.instructions, encoding) if s.instructions else 0
-        namespace = count(name + "\n", encoding) if visible == "servers" and any(r["state"] == "deferred" for r in mine) else 0
-        ctx.servers.append({"server": name, "tools": len(mine), "loaded": sum(r["state"] == "loaded" for r in mine),
-                            "deferred": sum(r["state"] == "deferred" for r in mine),
-                            "tokens_loaded": sum(r["tokens"] for r in mine),
-                            "instructions": instructions, "in_context": sum(r["in_context"] for r in mine)
+        namespace = count(name + "\n", encoding) if visible == "servers" and deferred else 0
+        ctx.servers.append({"server": name, "tools": len(mine), "loaded": len(mine) - deferred, "deferred": deferred,
+                            "tokens_loaded": sum(r["tokens"] for r in mine), "instructions": instructions,
+                            "namespace": namespace, "in_context": sum(r["in_context"] for r in mine)
                             + instructions + namespace, "failed": "error" in s.info})
     ctx.tools = rows
+    instruction_tokens = sum(s["instructions"] for s in ctx.servers)
     in_context = sum(s["in_context"] for s in ctx.servers) + search_tokens
     ctx.totals.update({
         "servers": len(ctx.servers), "tools": len(rows), "loaded": sum(r["state"] == "loaded" for r in rows),
         "deferred": sum(r["state"] == "deferred" for r in rows),
-        "tokens_all_loaded": sum(r["tokens"] for r in rows) + sum(s["instructions"] for s in ctx.servers),
+        "deferred_servers": sum(s["deferred"] > 0 for s in ctx.servers),
+        "tokens_all_loaded": sum(r["tokens"] for r in rows) + instruction_tokens,
         "loaded_tool_tokens": sum(r["tokens"] for r in rows if r["state"] == "loaded"),
         "deferred_name_tokens": sum(r["in_context"] for r in rows if r["state"] == "deferred"),
-        "namespace_tokens": in_context - search_tokens - sum(r["in_context"] for r in rows)
-        - sum(s["instructions"] for s in ctx.servers),
-        "instruction_tokens": sum(s["instructions"] for s in ctx.servers), "search_tool_tokens": search_tokens,
+        "namespace_tokens": sum(s["namespace"] for s in ctx.servers),
+        "instruction_tokens": instruction_tokens, "search_tool_tokens": search_tokens,
         "in_context": in_context, "context_share": in_context / ctx.context_window if ctx.context_window else 0.0})
-

@@ -3,7 +3,6 @@ how a client names MCP tools, which of them it defers behind a tool search, and 
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,6 +11,7 @@ from urllib.parse import urlsplit
 
 from ..errors import InputError
 from .constants import provider_constants
+from .search import SearchRules, search_rules
 
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
 _AUTO = re.compile(r"auto(?::(\d+(?:\.\d+)?))?")
@@ -30,22 +30,11 @@ def client_rules(client: str) -> dict[str, Any]:
     return dict(rules)
 
 
-def search_rules(client: str) -> dict[str, Any]:
-    """The API-side search table ([search.*]) whose search tool the client uses; {} for a client
-    that defers nothing. Raises InputError when providers.toml lacks the table."""
+def client_search(client: str) -> SearchRules | None:
+    """The API-side search ([search.*]) whose search tool the client uses, or None for a client
+    that defers nothing. Raises InputError when providers.toml lacks the table the client names."""
     name = client_rules(client).get("search")
-    if not name:
-        return {}
-    table = provider_constants().get("search", {}).get(name)
-    if table is None:
-        raise InputError(f"providers.toml has no [search.{name}] table, which the {client} rules name")
-    return dict(table)
-
-
-def supports_search(client: str, model: str) -> bool:
-    """Whether `model` is one of the models the client's search supports (its [search.*] models)."""
-    models = search_rules(client).get("models", [])
-    return any(fnmatch.fnmatchcase(model, pat) for pat in models)
+    return search_rules(name) if name else None
 
 
 @dataclass(frozen=True)
@@ -67,7 +56,8 @@ def tool_search(client: str, *, model: str, environ: Mapping[str, str], mcp_toke
     kind = rules.get("deferral", "never")
     if kind == "never":
         return ToolSearch(False, "none", f"{rules['label']} has no tool search: every MCP tool is loaded")
-    if not supports_search(client, model):
+    search = client_search(client)
+    if search is None or not search.supports(model):
         return ToolSearch(False, "model", f"{model} does not support the tool search {rules['label']} uses "
                                           f"([search.{rules['search']}] models): every MCP tool is loaded")
     if kind == "always":
