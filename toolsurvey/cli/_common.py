@@ -157,17 +157,33 @@ def render_table(df: pd.DataFrame, *, wide: bool | None = None) -> str:
 
 
 def text_table(columns: list[str], rows, numeric: list[bool], wide: bool | None = None) -> str:
-    """`render_table` of rows of values, `numeric` saying which columns hold numbers."""
+    """`render_table` of rows of values, `numeric` saying which columns hold numbers. A short table
+    of numbers too wide for the width even with its headers wrapped is shown turned: one row per
+    column, one column per row (named by its first cell)."""
+    cols = [visible(c) for c in columns]
+    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in rows]
+    # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
+    numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
+    width = table_width(wide)
+    widths, wrap = _widths(cols, cells, numeric, width)
+    if width is not None and sum(widths) + 2 * (len(cols) - 1) > width and 0 < len(cells) <= _TURN_ROWS \
+            and len(cols) > 2 and not numeric[0]:
+        turned = [[c.replace("_", " ")] + [r[i] for r in cells] for i, c in enumerate(cols[1:], 1)]
+        cols, cells = [cols[0]] + [r[0] for r in cells], turned
+        numeric = [False] + [True] * (len(cols) - 1)
+        widths, wrap = _widths(cols, cells, numeric, width)
+    return _rich_table(cols, cells, numeric, widths, wrap)
+
+
+_TURN_ROWS = 12  # at most this many rows are turned into columns
+
+
+def _rich_table(cols: list[str], cells: list[list[str]], numeric: list[bool], widths: list[int], wrap: bool) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    cols = [visible(c) for c in columns]
-    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in rows]
-    # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
-    numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
-    widths, wrap = _widths(cols, cells, numeric, table_width(wide))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
               header_style="", expand=False)
     for c, num, w in zip(cols, numeric, widths, strict=True):

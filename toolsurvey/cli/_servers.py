@@ -12,7 +12,8 @@ CLIENT_HELP = "read the servers this client starts in the project, from its own 
 def add_client_args(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     from ..inputs.clients.read import CLIENTS
 
-    p.add_argument("--client", choices=CLIENTS, required=required, help=CLIENT_HELP)
+    p.add_argument("--client", choices=CLIENTS, required=required, metavar="NAME",
+                   help=f"{CLIENT_HELP}: {', '.join(CLIENTS)}")
     p.add_argument("--project", metavar="DIR", default=None,
                    help="with --client: the project folder the client runs in (default: the current folder)")
     p.add_argument("--input", action="append", default=[], metavar="ID=VALUE", dest="inputs",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "what an MCP client (Claude Code, Codex, VS Code, ...) puts in the model's context, per server and per tool"
+HELP = "what an MCP client (Claude Code, Codex, VS Code, ...) puts in the context, per server and tool"
 
 _EPILOG = """examples:
   toolsurvey context --client claude-code                  # the servers Claude Code starts here

@@ -11,7 +11,7 @@ _EPILOG = """examples:
   toolsurvey discover -- npx -y @modelcontextprotocol/server-filesystem /tmp
   toolsurvey discover http://127.0.0.1:8000/mcp --header "Authorization: Bearer $TOKEN"
   toolsurvey discover --config .mcp.json --server memory -o snapshot.json
-  toolsurvey discover --client claude-code -o snapshot.json      # the servers Claude Code starts here
+  toolsurvey discover --client claude-code -o snapshot.json   # the servers Claude Code starts here
   toolsurvey footprint snapshot.json --by server
 
 exit status: 0 every server read; 1 some server failed (the snapshot keeps the others and the

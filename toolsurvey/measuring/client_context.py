@@ -20,6 +20,13 @@ from ..providers.render import RENDERINGS
 from .parts import footprint_columns
 
 ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
+# How each rendering's per-tool tokens are counted here; the per-request constants (Anthropic's
+# tool-use system prompt, OpenAI's 12 closing tokens) come with the client's own tools, not the MCP ones.
+_METHODS = {
+    "anthropic": "Anthropic tool JSON, estimated with a tiktoken encoding (Claude's tokenizer is not public; "
+                 "`toolsurvey calibrate` measures the gap)",
+    "openai": "OpenAI's function-definition count (cookbook method and constants)",
+}
 
 
 @dataclass
@@ -77,7 +84,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
                          context_window=price.context_window)
     named_as = f"under the name {rules['label']} gives it ({rules['name_template']})" if rules.get("name_template") \
         else "under its own name"
-    method = f"{RENDERINGS[render]}, each tool {named_as}"
+    method = f"{_METHODS.get(render, RENDERINGS[render])}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
                         method, sources=[rules["source"] + f" ({rules['as_of']})"])
     _fill(ctx, rows, named, rules, encoding)

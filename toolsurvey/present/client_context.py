@@ -28,7 +28,8 @@ def summary_lines(ctx: ClientContext) -> list[str]:
                        f"{plural(t['deferred'], 'tool is', 'tools are')} deferred")
     if t["search_tool_tokens"]:
         made_of.append(f"{t['search_tool_tokens']:,} for the search tool")
-    made_of.append(f"{t['instruction_tokens']:,} of server instructions")
+    made_of.append(f"{t['instruction_tokens']:,} of server instructions" if t["instruction_tokens"]
+                   else "no server instructions")
     lines = [
         f"{ctx.label}: {plural(t['servers'], 'server')}, {plural(t['tools'], 'MCP tool')} for the model "
         f"{ctx.model} ({ctx.context_window:,}-token context window; {ctx.model_source})",
