@@ -171,8 +171,9 @@ def test_vscode_mcp_json_inputs_need_a_value_then_load(server, project, capsys):
 
     code, doc = context(capsys, "--client", "vscode", "--input", "weather-key=k-123456")
     assert code == 0
-    expected = {t["name"]: ntok(compact({"name": t["name"], "description": t["description"],
-                                         "inputSchema": t["inputSchema"]})) for t in tools}
+    # VS Code sends the chat model's provider its own tool format; the default model is Claude's
+    assert doc["model"] == "claude-sonnet-4-5"
+    expected = anthropic_tokens(tools, prefix="")
     assert {n: t["tokens"] for n, t in by_name(doc).items()} == expected  # VS Code: the tools' own names
     assert {t["state"] for t in doc["tools"]} == {"loaded"}
     assert doc["totals"]["in_context"] == sum(expected.values()) + ntok(instructions)

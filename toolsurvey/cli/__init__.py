@@ -1,9 +1,11 @@
 """The `toolsurvey` command: one sub-command per module in this package.
 
 Here the underscore says which modules are commands: a module without one is a sub-command (it has
-HELP, configure and run); `_args`, `_common`, `_counting`, `_measure` and `_progress` are the
-commands' shared helpers, whose public names the commands import. The commands import the engine
-inside `run()`, so parsing arguments (and `--help`) loads no pandas.
+HELP, configure and run); `_args`, `_common`, `_counting`, `_measure`, `_progress` and `_servers`
+are the commands' shared helpers, whose public names the commands import. Every line a command
+prints goes through `_common` (`say`, `fit`, the tables), which fits it to the terminal, or to 100
+columns, unless --wide. The commands import the engine inside `run()`, so parsing arguments (and
+`--help`) loads no pandas.
 """
 
 from __future__ import annotations
