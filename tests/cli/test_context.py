@@ -213,3 +213,31 @@ def test_bad_setting_is_one_line_exit_2(server, project, capsys, monkeypatch):
     assert main(["context", "--client", "claude-code"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("toolsurvey context: error: ENABLE_TOOL_SEARCH='sometimes': expected unset")
+
+
+def test_discover_client_saves_the_servers_the_client_starts(server, project, capsys, tmp_path):
+    path, tools, _ = server
+    home, proj = project
+    (home / ".claude.json").write_text(json.dumps({"projects": {str(proj): {
+        "mcpServers": {"weather": {"command": sys.executable, "args": [str(path)]},
+                       "off": {"command": "never-started"}},
+        "disabledMcpServers": ["off"]}}}))
+    snap = tmp_path / "snap.json"
+    assert main(["discover", "--client", "claude-code", "-o", str(snap)]) == 0
+    err = " ".join(capsys.readouterr().err.split())
+    saved = json.loads(snap.read_text())["servers"]
+    assert list(saved) == ["weather"] and [t["name"] for t in saved["weather"]["tools"]] == [t["name"] for t in tools]
+    assert "left out 'off' (local, ~/.claude.json projects[" in err and "turned off in /mcp" in err
+
+
+def test_hostile_names_in_a_config_are_escaped(project, capsys, tmp_path):
+    home, _ = project
+    name = "evil\x1b]0;pwned\x07\u202e"
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {name: {"command": "x"}}}))
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"servers": {name: {"tools": [
+        {"name": "t\x1b[2J", "description": "d", "inputSchema": {"type": "object"}}]}}}))
+    for fmt in ("table", "markdown"):
+        assert main(["context", "--client", "claude-code", "--snapshot", str(snap), "--format", fmt]) == 0
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\u202e" not in out + err and "\\x1b" in out
