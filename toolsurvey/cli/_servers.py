@@ -42,10 +42,12 @@ def add_discovery_args(p: argparse.ArgumentParser) -> None:
 
 
 def client_config(args: argparse.Namespace):
-    """The client's config for the project, its servers picked with --server; raises InputError as
-    read_client does, and for an --input that is not ID=VALUE."""
+    """The client's config for the project, its servers picked with --server, its warnings and notes
+    (the files read, the servers left out) printed; raises InputError as read_client does, for an
+    --input that is not ID=VALUE, and when the client starts no server."""
     from ..errors import InputError
     from ..inputs.clients.read import read_client
+    from ._common import print_warnings, say
 
     inputs = {}
     for text in args.inputs:
@@ -55,7 +57,14 @@ def client_config(args: argparse.Namespace):
         inputs[key] = value
     if inputs and args.client != "vscode":
         raise InputError("--input gives VS Code's ${input:ID} values; it applies to --client vscode")
-    return read_client(args.client, args.project, servers=args.server, inputs=inputs)
+    cfg = read_client(args.client, args.project, servers=args.server, inputs=inputs)
+    print_warnings(cfg.warnings)
+    for line in cfg.lines():
+        say(f"note: {line}")
+    if not cfg.servers:
+        raise InputError(f"{cfg.label} starts no MCP server in {cfg.project}"
+                         + (f" ({len(cfg.left_out)} left out: see the notes above)" if cfg.left_out else ""))
+    return cfg
 
 
 def discover_client(cfg, args: argparse.Namespace):

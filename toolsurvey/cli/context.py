@@ -53,12 +53,6 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "csv" and args.by == "both":
         raise InputError("csv is one table: pass --by server or --by tool")
     cfg = client_config(args)
-    print_warnings(cfg.warnings)
-    for line in cfg.lines():
-        say(f"note: {line}")
-    if not cfg.servers:
-        raise InputError(f"{cfg.label} starts no MCP server in {cfg.project}"
-                         + (f" ({len(cfg.left_out)} left out: see the notes above)" if cfg.left_out else ""))
     reg = _from_snapshot(args.snapshot, cfg) if args.snapshot else discover_client(cfg, args)
     print_warnings([w for w in reg.warnings if not w.startswith("server ")])
     ctx = client_context(reg, cfg, model=args.model, environ=os.environ)

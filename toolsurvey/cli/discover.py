@@ -72,11 +72,6 @@ def run(args: argparse.Namespace) -> int:
         if target or args.config:
             raise InputError("give one of a target (URL or command), --config or --client")
         client = client_config(args)
-        print_warnings(client.warnings)
-        for line in client.lines():
-            say(f"note: {line}")
-        if not client.servers:
-            raise InputError(f"{client.label} starts no MCP server in {client.project}")
     with Bar("discovering servers", quiet=args.quiet) as bar:
         reg = discover(target or None, config=args.config, client=client, servers=[] if client else args.server,
                        name=args.name, headers=dict(map(parse_header, args.header)),

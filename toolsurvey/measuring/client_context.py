@@ -87,9 +87,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     method = f"{_METHODS.get(render, RENDERINGS[render])}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
                         method, sources=[rules["source"] + f" ({rules['as_of']})"])
-    _fill(ctx, rows, named, rules, encoding)
-    scopes = {s.name: s.scope for s in cfg.servers}
-    ctx.servers = [{"server": s["server"], "scope": scopes.get(s["server"], ""), **s} for s in ctx.servers]
+    _fill(ctx, rows, named, rules, encoding, {s.name: s.scope for s in cfg.servers})
     ctx.limits = client_limit_problems(cfg.client, len(rows)) + limit_problems(
         price.provider, sum(r["state"] == "loaded" for r in rows), [r["name"] for r in rows])
     ctx.notes = cfg.lines() + [f"{n} tool(s) of {s!r} hidden by the config's tool filters" for s, n in hidden.items()]
@@ -130,7 +128,8 @@ def _meta(tool) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
-def _fill(ctx: ClientContext, rows: list[dict], reg: Registry, rules: dict, encoding: str) -> None:
+def _fill(ctx: ClientContext, rows: list[dict], reg: Registry, rules: dict, encoding: str,
+          scopes: dict[str, str]) -> None:
     """Each tool's state and tokens in the context, the per-server rows and the totals. A deferred
     tool leaves its name in the context ("names") or nothing but its server's name ("servers")."""
     visible = rules.get("deferred_visible", "names")
@@ -146,7 +145,7 @@ def _fill(ctx: ClientContext, rows: list[dict], reg: Registry, rules: dict, enco
         deferred = sum(r["state"] == "deferred" for r in mine)
         instructions = count(s.instructions, encoding) if s.instructions else 0
         namespace = count(name + "\n", encoding) if visible == "servers" and deferred else 0
-        ctx.servers.append({"server": name, "tools": len(mine), "loaded": len(mine) - deferred, "deferred": deferred,
+        ctx.servers.append({"server": name, "scope": scopes.get(name, ""), "tools": len(mine), "loaded": len(mine) - deferred, "deferred": deferred,
                             "tokens_loaded": sum(r["tokens"] for r in mine), "instructions": instructions,
                             "namespace": namespace, "in_context": sum(r["in_context"] for r in mine)
                             + instructions + namespace, "failed": "error" in s.info})
