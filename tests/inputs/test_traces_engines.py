@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 import warnings
@@ -19,9 +20,11 @@ from toolsurvey.inputs.traces.load import load_traces
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
-    """Generated traces of all three formats, the real fixture (left out when ../shared/data is absent),
-    and every kind of bad input."""
+    """Generated traces of all three formats, the Claude Code layouts of tests/data/traces (progress
+    lines, two objects on a line, metadata.json), the real fixture (left out when ../shared/data is
+    absent), and every kind of bad input."""
     root = tmp_path_factory.mktemp("traces")
+    shutil.copytree(ROOT / "tests" / "data" / "traces", root / "layouts")
     for fmt in ("claude-code", "otel", "provider-log"):
         subprocess.run([sys.executable, str(ROOT / "scripts" / "gen_traces.py"), fmt, str(root / fmt),
                         "--sessions", "5", "--steps", "6", "--seed", "3"], check=True, capture_output=True)
@@ -44,15 +47,20 @@ def _same(a, b):
     pd.testing.assert_frame_equal(a.calls, b.calls)
     pd.testing.assert_frame_equal(a.sessions, b.sessions)
     assert [str(s) for s in a.skips.items] == [str(s) for s in b.skips.items]
+    assert a.warnings == b.warnings and a.account.lines() == b.account.lines()
 
 
 def test_duckdb_gives_the_numbers_and_warnings_of_the_builtin_reader(folder):
     ref = load_traces(folder, engine="python")
     assert ref.skips.reasons["request seen in another file"] > 0  # bad.jsonl repeats a session's requests
-    assert {"truncated last line", "unknown line type", "not an object", "no usage", "invalid JSON",
+    assert {"truncated last line", "not an object", "no usage", "invalid JSON",
             "corrupt gzip"} <= set(ref.skips.reasons)
+    assert ref.account.unknown_types["mystery"][0] == 1  # counted per type, not skipped per line
+    assert ref.account.not_traces["metadata.json"] == 1 and (ref.requests["source"] == "progress").sum() == 2
+    assert ref.account.skips.joined
     # OTLP nanoseconds and ISO text read into one column: every generated request is on 2026-03-02/03
-    stamps = ref.requests.loc[~ref.requests["file"].str.endswith("real.jsonl"), "timestamp"]
+    generated = ~ref.requests["file"].str.endswith("real.jsonl") & ~ref.requests["file"].str.contains("layouts")
+    stamps = ref.requests.loc[generated, "timestamp"]
     assert stamps.dt.strftime("%Y-%m").eq("2026-03").all()
     _same(ref, load_traces(folder, engine="duckdb"))
 

@@ -1,25 +1,36 @@
-"""Streaming JSON Lines (plain or .gz), one record at a time, with every unreadable line counted.
+"""Streaming JSON Lines (plain or .gz), read in large blocks, with every unreadable line counted.
 
 A file still being written ends in a truncated line; a gzip can be cut short; a line can be bad
-UTF-8. None of these stops the read: each becomes a `Skipped` entry (file, line, reason) in the
-`Skips` the caller passes in, and the summary says how many lines were skipped and why.
+UTF-8; two writers racing can leave two JSON objects on one line. None of these stops the read:
+an unreadable line becomes a `Skipped` entry (file, line, reason) in the `Skips` the caller passes
+in, a line of several objects gives each of them (and is noted), and the summary says how many
+lines were skipped and why.
+
+`markers` is a cheap pre-filter: only lines containing one of the byte strings are parsed (the
+others are counted, not read), so a reader that needs only a few kinds of line skips the rest at
+the speed of a byte search.
 """
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
+import re
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
+
+BLOCK = 1 << 23  # bytes decompressed and split into lines at a time
+_GZIP = b"\x1f\x8b"
+_DECODER = json.JSONDecoder()
+_SPACE = " \t\r\n"
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """One line not used: where it is and why."""
+    """One line not used (or, in `Skips.joined`, read in parts): where it is and why."""
 
     file: str
     line: int
@@ -31,14 +42,33 @@ class Skipped:
 
 @dataclass
 class Skips:
-    """Skipped lines of a read, and a count per reason (kept whole, so no skip is lost to a cap)."""
+    """What a read left out: skipped lines and a count per reason (kept whole, so no skip is lost to a
+    cap), lines that held several JSON objects, lines the pre-filter passed over, and how much of
+    what was skipped could have held data (`lost` and `lost_bytes`, per kind: unreadable lines and files)."""
 
     items: list[Skipped] = field(default_factory=list)
     reasons: Counter = field(default_factory=Counter)
+    joined: list[Skipped] = field(default_factory=list)
+    unparsed: int = 0
+    lost: Counter = field(default_factory=Counter)
+    lost_bytes: Counter = field(default_factory=Counter)
 
-    def add(self, file: str, line: int, reason: str, kind: str | None = None) -> None:
+    def add(self, file: str, line: int, reason: str, kind: str | None = None, *, lost: int = 0) -> None:
+        """Count a skipped line; `lost` > 0 (its size in bytes) when it could have held data."""
         self.items.append(Skipped(file, line, reason))
         self.reasons[kind or reason] += 1
+        if lost:
+            self.lost[kind or reason] += 1
+            self.lost_bytes[kind or reason] += lost
+
+    def merge(self, other: Skips) -> None:
+        """Add the counts of a read of other files."""
+        self.items += other.items
+        self.reasons.update(other.reasons)
+        self.joined += other.joined
+        self.unparsed += other.unparsed
+        self.lost.update(other.lost)
+        self.lost_bytes.update(other.lost_bytes)
 
     def __len__(self) -> int:
         return len(self.items)
@@ -53,68 +83,219 @@ class Skips:
 
 def open_binary(path: str | os.PathLike) -> IO[bytes]:
     """The file's bytes, decompressed when it is gzip (by its magic number, not only its name)."""
+    import gzip
+
     f = open(path, "rb")
-    if f.peek(2)[:2] == b"\x1f\x8b":
+    if f.peek(2)[:2] == _GZIP:
         return gzip.GzipFile(fileobj=f, mode="rb")  # type: ignore[return-value]
     return f
 
 
-def _loads():
-    """orjson's parser when installed (the traces extra), else json's; both give the same values."""
+class Unreadable(Exception):
+    """The rest of a file cannot be read (a corrupt or cut-short gzip, an I/O error); `kind` names which."""
+
+    def __init__(self, reason: str, kind: str):
+        super().__init__(reason)
+        self.kind = kind
+
+
+def blocks(path: str | os.PathLike, size: int = BLOCK) -> Iterator[bytes]:
+    """The file's bytes in blocks of about `size`, gunzipped (every member) when it is gzip.
+
+    Everything decompressed before a fault is given first; then Unreadable is raised. OSError
+    opening the file is raised as it is.
+    """
+    with open(path, "rb") as f:
+        if f.read(2) != _GZIP:
+            f.seek(0)
+            try:
+                while b := f.read(size):
+                    yield b
+            except OSError as e:
+                raise Unreadable(f"read error: {e.strerror or e}", "read error") from None
+            return
+        f.seek(0)
+        yield from _gunzip(f, size)
+
+
+def _gunzip(f: IO[bytes], size: int) -> Iterator[bytes]:
+    d: Any = None  # the decompressor of the current member, None between members
     try:
-        import orjson
-    except ImportError:
-        return json.loads
+        while raw := f.read(1 << 20):
+            while raw:
+                if d is None:
+                    d = zlib.decompressobj(31)
+                out = d.decompress(raw, size)
+                if out:
+                    yield out
+                while d.unconsumed_tail:  # a highly compressed stretch: never more than `size` at once
+                    out = d.decompress(d.unconsumed_tail, size)
+                    if out:
+                        yield out
+                raw = b""
+                if d.eof:
+                    raw, d = d.unused_data.lstrip(b"\0"), None  # the next member, if any (zero padding ignored)
+        if d is not None and (tail := d.flush()):
+            yield tail
+    except (zlib.error, OSError) as e:
+        raise Unreadable(f"corrupt gzip ({e})", "corrupt gzip") from None
+    if d is not None and not d.eof:
+        raise Unreadable("corrupt gzip (the file ends before the end of its compressed stream)", "corrupt gzip")
 
-    def loads(raw: bytes) -> Any:
+
+def raw_lines(path: str | os.PathLike, skips: Skips, markers: Iterable[bytes] = ()
+              ) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes without the newline, whether it is a last line with no newline) for each
+    non-blank line; with `markers`, only the lines holding one of them, plus a last line cut short
+    (the others count in `skips.unparsed`). A fault mid-file ends it with one skip entry."""
+    name = os.fspath(path)
+    find = _finder(tuple(markers))
+    before = 0          # lines in the blocks already split
+    pending: list[bytes] = []  # the start of a line that runs past the block
+    try:
+        for block in blocks(path):
+            end = block.rfind(b"\n") + 1
+            if not end:
+                pending.append(block)
+                continue
+            body = b"".join((*pending, block[:end])) if pending else block[:end]
+            pending = [block[end:]] if end < len(block) else []
+            yield from (_all(body, before, skips) if find is None else _marked(body, before, find, skips))
+            before += body.count(b"\n")
+    except Unreadable as e:
+        skips.add(name, before + 1, f"{e}; the rest of the file is unreadable", e.kind, lost=1)
+        return
+    last = b"".join(pending)
+    if last.strip():
+        yield before + 1, last, True
+
+
+def _finder(markers: tuple[bytes, ...]):
+    if not markers:
+        return None
+    if len(markers) == 1:
+        m = markers[0]
+        return lambda body, start: body.find(m, start)
+    search = re.compile(b"|".join(re.escape(m) for m in markers)).search
+
+    def find(body: bytes, start: int) -> int:
+        hit = search(body, start)
+        return -1 if hit is None else hit.start()
+
+    return find
+
+
+def _all(body: bytes, before: int, skips: Skips) -> Iterator[tuple[int, bytes, bool]]:
+    for i, line in enumerate(body.split(b"\n")[:-1], before + 1):
+        if line and not line.isspace():
+            yield i, line, False
+
+
+def _marked(body: bytes, before: int, find, skips: Skips) -> Iterator[tuple[int, bytes, bool]]:
+    """The lines of `body` (which ends in a newline) holding a marker; the others are counted."""
+    seen = 0     # newlines before `start`
+    start = 0    # where the next line to consider starts
+    found = 0
+    hit = find(body, 0)
+    while hit >= 0:
+        s = body.rfind(b"\n", start, hit) + 1 or start
+        e = body.find(b"\n", hit)
+        seen += body.count(b"\n", start, s)
+        yield before + seen + 1, body[s:e], False
+        seen += 1
+        found += 1
+        start = e + 1
+        hit = find(body, start)
+    skips.unparsed += body.count(b"\n") - found  # blank lines too: cheaper than telling them apart
+
+
+_orjson: Any = None
+
+
+def _fast_loads():
+    """orjson's parser when installed, else json's; both give the same values."""
+    global _orjson
+    if _orjson is None:
         try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            return json.loads(raw)  # what orjson refuses (lone surrogates) json reads; json words real errors
+            import orjson
+        except ImportError:
+            _orjson = False
+        else:
+            _orjson = orjson
+    return _orjson.loads if _orjson else None
 
-    return loads
+
+def parse(raw: bytes, file: str, line: int, skips: Skips, cut: bool = False) -> list[Any]:
+    """The JSON values on one line: one, several (objects written back to back, noted in
+    `skips.joined`) or none (the reason added to `skips`). `cut` says the line is the last and has
+    no newline, so a parse error means it is still being written."""
+    fast = _fast_loads()
+    if fast is not None:
+        try:
+            return [fast(raw)]
+        except ValueError:
+            pass  # json words the error, and reads what orjson refuses (lone surrogates)
+    try:
+        return [json.loads(raw.decode("utf-8").lstrip("\ufeff"))]
+    except UnicodeDecodeError:
+        skips.add(file, line, "not UTF-8 text", "not UTF-8", lost=len(raw))
+    except RecursionError:
+        skips.add(file, line, "JSON nested too deeply", "invalid JSON", lost=len(raw))
+    except json.JSONDecodeError as e:
+        if e.msg == "Extra data":
+            return _several(raw.decode("utf-8", "surrogatepass"), file, line, skips, cut)
+        _bad(raw, file, line, skips, cut, f"{e.msg} at column {e.colno}")
+    except ValueError as e:  # e.g. an integer past Python's digit limit
+        _bad(raw, file, line, skips, cut, str(e))
+    return []
 
 
-def json_lines(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]]:
-    """(line number, parsed value) for each JSON line of `path`; bad lines go to `skips`.
+def _bad(raw: bytes, file: str, line: int, skips: Skips, cut: bool, why: str) -> None:
+    if cut:
+        skips.add(file, line, "truncated last line (the file may still be being written)", "truncated last line",
+                  lost=len(raw))
+    else:
+        skips.add(file, line, f"not valid JSON ({why})", "invalid JSON", lost=len(raw))
 
-    A corrupt or cut-short gzip ends the file with one skip entry; OSError opening the file is
-    raised to the caller (a missing file is the caller's error to word).
+
+def _several(text: str, file: str, line: int, skips: Skips, cut: bool) -> list[Any]:
+    """Values written back to back on one line (a write race), each read; a broken rest is skipped."""
+    out: list[Any] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] in _SPACE:
+            i += 1
+        if i >= n:
+            break
+        try:
+            v, i = _DECODER.raw_decode(text, i)
+        except (ValueError, RecursionError) as e:
+            _bad(text[i:].encode("utf-8", "surrogatepass"), file, line, skips, cut,
+                 f"after {len(out)} complete value(s): {getattr(e, 'msg', e)}")
+            break
+        out.append(v)
+    if len(out) > 1:
+        skips.joined.append(Skipped(file, line, f"{len(out)} JSON values on one line (a write race); each read"))
+    return out
+
+
+def json_lines(path: str | os.PathLike, skips: Skips, markers: Iterable[bytes] = ()) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value) for each JSON value of `path`; bad lines go to `skips`.
+
+    With `markers`, only lines holding one of them are parsed (see `raw_lines`). A corrupt or
+    cut-short gzip ends the file with one skip entry; OSError opening the file is raised to the
+    caller (a missing file is the caller's error to word).
     """
     name = os.fspath(path)
-    loads = _loads()
-    n = 0
-    with open_binary(path) as f:
-        it = iter(f)
-        while True:
-            try:
-                raw = next(it)
-            except StopIteration:
-                return
-            except (EOFError, gzip.BadGzipFile, zlib.error, OSError) as e:
-                skips.add(name, n + 1, f"corrupt gzip ({e}); the rest of the file is unreadable", "corrupt gzip")
-                return
-            n += 1
-            if not raw.strip():
-                continue
-            try:
-                yield n, loads(raw)
-            except UnicodeDecodeError:
-                skips.add(name, n, "not UTF-8 text", "not UTF-8")
-            except json.JSONDecodeError as e:
-                if not raw.endswith(b"\n"):
-                    skips.add(name, n, "truncated last line (the file may still be being written)",
-                              "truncated last line")
-                else:
-                    skips.add(name, n, f"not valid JSON ({e.msg} at column {e.colno})", "invalid JSON")
-            except RecursionError:
-                skips.add(name, n, "JSON nested too deeply", "invalid JSON")
+    for n, raw, cut in raw_lines(path, skips, markers):
+        for v in parse(raw, name, n, skips, cut):
+            yield n, v
 
 
-def documents(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]]:
+def documents(path: str | os.PathLike, skips: Skips, markers: Iterable[bytes] = ()) -> Iterator[tuple[int, Any]]:
     """Like `json_lines`, but a .json file holding one pretty-printed JSON document is read whole."""
     if not os.fspath(path).endswith((".json", ".json.gz")):
-        yield from json_lines(path, skips)
+        yield from json_lines(path, skips, markers)
         return
     start = head(path, 1 << 16).lstrip()
     first = start.split(b"\n", 1)[0].strip()
@@ -123,18 +304,19 @@ def documents(path: str | os.PathLike, skips: Skips) -> Iterator[tuple[int, Any]
             with open_binary(path) as f:
                 yield 1, json.load(f)
         except (ValueError, EOFError, zlib.error, RecursionError) as e:
-            skips.add(os.fspath(path), 1, f"not a valid JSON document ({e})", "invalid JSON")
+            skips.add(os.fspath(path), 1, f"not a valid JSON document ({e})", "invalid JSON", lost=1)
         return
-    yield from json_lines(path, skips)
+    yield from json_lines(path, skips, markers)
 
 
 def head(path: str | os.PathLike, limit: int = 65536) -> bytes:
     """The first `limit` decompressed bytes of a file (for format detection); b'' if unreadable."""
     out = b""
     try:
-        with open_binary(path) as f:
-            while len(out) < limit and (chunk := f.read(min(4096, limit - len(out)))):
-                out += chunk
-    except (OSError, EOFError, zlib.error):
+        for b in blocks(path, min(limit, 1 << 16)):
+            out += b
+            if len(out) >= limit:
+                break
+    except (OSError, Unreadable):
         pass  # what was read before a cut-short gzip still tells the format
-    return out
+    return out[:limit]

@@ -1,4 +1,5 @@
-"""What each traced request cost: its billed tokens at the model's prices."""
+"""What each traced request cost: its billed tokens at the model's prices (plain Python, no pandas:
+the summary views bill with it too)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,13 @@ import math
 import re
 from collections.abc import Mapping
 
-import pandas as pd
-
 from ...errors import InputError
 from ...providers.prices import PER_MILLION, load_prices, price_for
-from .collector import USAGE_FIELDS
+from .collector import AT, USAGE_FIELDS
 
 _DATED = re.compile(r"^(?P<base>.+?)-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 HOUR_WRITE_FACTOR = 2.0  # Anthropic: a 1-hour cache write costs 2x the base input price
+_USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 
 
 def price_of(model: str, prices: Mapping):
@@ -27,24 +27,41 @@ def price_of(model: str, prices: Mapping):
         return price_for(m["base"], prices)
 
 
-def bill(req: pd.DataFrame, prices=None) -> tuple[list[float], list[str]]:
-    """Cost in dollars of each request (NaN for an unpriced model), and one warning per unpriced model."""
-    table = prices if isinstance(prices, Mapping) else load_prices(prices)
-    out = pd.Series(math.nan, index=req.index, dtype=float)
-    billed = req[list(USAGE_FIELDS)].sum(axis=1) > 0
-    unknown = {}
-    for model, g in req.groupby("model", sort=False):
-        try:
-            p = price_of(str(model), table)
-        except InputError:
-            if billed[g.index].any():
-                unknown[model] = int(billed[g.index].sum())
+def rates(price) -> tuple[float, ...]:
+    """Dollars per token of each usage field (USAGE_FIELDS order) under `price`: a 1-hour cache write
+    at the model's 1-hour price, else 2x input (Anthropic's rule)."""
+    hour = getattr(price, "cache_write_1h", None) or HOUR_WRITE_FACTOR * price.input
+    return tuple(v / PER_MILLION for v in (price.input, price.cache_write, hour, price.cache_read, price.output))
+
+
+def bill_rows(rows: list[list], prices=None) -> tuple[list[float], list[str]]:
+    """Cost in dollars of each request row (REQUEST_FIELDS order; NaN for an unpriced model), and one
+    warning per unpriced model. A row with no billed tokens costs 0 whatever its model (e.g. Claude
+    Code's "<synthetic>" error messages)."""
+    table = None
+    per_model: dict[str, tuple[float, ...] | None] = {}
+    unknown: dict[str, int] = {}
+    out = []
+    at_model = AT["model"]
+    for r in rows:
+        tokens = [r[i] for i in _USAGE_AT]
+        if not any(tokens):
+            out.append(0.0)
             continue
-        hour = getattr(p, "cache_write_1h", None) or HOUR_WRITE_FACTOR * p.input
-        out[g.index] = (g["input_tokens"] * p.input + g["cache_write_5m"] * p.cache_write
-                        + g["cache_write_1h"] * hour + g["cache_read"] * p.cache_read
-                        + g["output_tokens"] * p.output) / PER_MILLION
-    out[~billed] = 0.0  # e.g. Claude Code's "<synthetic>" error messages: nothing billed, whatever the model
+        model = r[at_model]
+        if model not in per_model:
+            if table is None:
+                table = prices if isinstance(prices, Mapping) else load_prices(prices)
+            try:
+                per_model[model] = rates(price_of(str(model), table))
+            except InputError:
+                per_model[model] = None
+        rate = per_model[model]
+        if rate is None:
+            unknown[model] = unknown.get(model, 0) + 1
+            out.append(math.nan)
+        else:
+            out.append(sum(t * p for t, p in zip(tokens, rate, strict=True)))
     warns = [f"{n:,} request(s) of model {m or '(none)'!r} have no price, so their cost is NaN; add the model "
              "with a price file (--prices) or overrides" for m, n in sorted(unknown.items())]
-    return list(out), warns
+    return out, warns

@@ -1,11 +1,17 @@
 """What the trace readers found, keyed so that nothing counts twice: requests by their id (a request
 streamed as several lines, or seen again in a resumed session's file, counts once), tool calls by call
-id, and tool results by the call id they answer."""
+id, and tool results by the call id they answer.
+
+Requests seen only in a parent's `progress` lines (a subagent with no file of its own) are held apart
+and counted at the end (`resolve`) only when no file had them, so a subagent's request is never
+counted twice.
+"""
 
 from __future__ import annotations
 
 import math
 import sys
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,11 +22,12 @@ from ...core.tokens import DEFAULT_ENCODING, get_encoding
 USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
 # Rows are stored as lists in these column orders (a dict per row would take several times the memory).
 REQUEST_FIELDS = ("session", "subagent", "agent", "timestamp", "model", "tool_definition_tokens", *USAGE_FIELDS,
-                  "request_id", "file", "line", "lines")
+                  "request_id", "file", "line", "lines", "source", "project")
 CALL_FIELDS = ("session", "subagent", "agent", "timestamp", "tool", "server", "arguments")
-_AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
-_USAGE_AT = [_AT[f] for f in USAGE_FIELDS]
+AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
+_USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 _TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
+FILE, PROGRESS = "file", "progress"  # where a request's usage was read
 
 
 def _intern(v: Any) -> Any:
@@ -32,37 +39,59 @@ class Collector:
     """What the parsers found across all files of one load."""
 
     requests: dict[str, list] = field(default_factory=dict)
+    progress: dict[str, list] = field(default_factory=dict)   # requests seen in progress lines only, so far
     calls: dict[str, tuple] = field(default_factory=dict)
     results: dict[str, list] = field(default_factory=dict)
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
+    line_tokens: int = 0          # their usage summed line by line (what counting every line would give)
     duplicate_files: int = 0      # request lines skipped because another file had the request
+    repeated: set = field(default_factory=set)   # ids of requests met again in another file
     other_lines: int = 0          # known records that are neither requests nor tool results
+    unknown_types: dict[str, list] = field(default_factory=dict)  # line type -> [count, file, line, with usage]
+    not_traces: Counter = field(default_factory=Counter)          # file name -> files that are not traces
+    progress_only: int = -1       # after `resolve`: requests counted from progress lines alone
+    progress_in_files: int = 0    # after `resolve`: requests of progress lines that files also had
     files: dict[str, str] = field(default_factory=dict)
 
-    def request(self, key: str, file: str, line: int, row: dict) -> None:
+    def request(self, key: str, file: str, line: int, row: dict, source: str = FILE) -> None:
         """Count a request's usage once: streamed lines of one request keep each field's largest value."""
         self.usage_lines += 1
-        old = self.requests.get(key)
+        self.line_tokens += sum(row[f] for f in USAGE_FIELDS)
+        book = self.requests if source == FILE else self.progress
+        old = book.get(key)
         if old is None:
-            self.requests[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
-                                  _intern(row["model"]), row["tool_definition_tokens"],
-                                  *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line]]
+            book[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
+                         _intern(row["model"]), row["tool_definition_tokens"],
+                         *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line], source,
+                         _intern(row.get("project", ""))]
             return
-        if old[_AT["file"]] != file:
-            self._seen_elsewhere(key, file, line, old)
-            return
-        old[_AT["lines"]].append(line)
-        for f, i in zip(USAGE_FIELDS, _USAGE_AT, strict=True):
-            if row[f] > old[i]:
-                old[i] = row[f]
-        if not old[_AT["model"]]:
-            old[_AT["model"]] = _intern(row["model"])
+        if old[AT["file"]] != file:
+            if source == FILE:
+                self._seen_elsewhere(key, file, line, old)
+            return  # progress lines repeated in a resumed session's file: the same request
+        old[AT["lines"]].append(line)
+        for i in _USAGE_AT:
+            v = row[REQUEST_FIELDS[i]]
+            if v > old[i]:
+                old[i] = v
+        if not old[AT["model"]]:
+            old[AT["model"]] = _intern(row["model"])
 
     def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
         self.duplicate_files += 1
-        self.skips.add(file, line, f"request {key} was already read from {old[_AT['file']]}:{old[_AT['line']]} "
+        self.repeated.add(key)
+        self.skips.add(file, line, f"request {key} was already read from {old[AT['file']]}:{old[AT['line']]} "
                        "(a resumed session repeats it); counted once", "request seen in another file")
+
+    def unknown(self, kind: str, file: str, line: int, with_usage: bool) -> None:
+        """A line of a type no reader knows: counted per type, its first place kept."""
+        seen = self.unknown_types.get(kind)
+        if seen is None:
+            self.unknown_types[kind] = [1, file, line, with_usage]
+        else:
+            seen[0] += 1
+            seen[3] = seen[3] or with_usage
 
     def call(self, call_id: str, row: dict) -> None:
         if call_id not in self.calls:
@@ -72,6 +101,20 @@ class Collector:
         if call_id not in self.results:
             self.results[call_id] = [text, error, None]
 
+    def resolve(self) -> None:
+        """Count the requests seen only in progress lines (once each); those a file also had are
+        counted from the file. Call once every file is read; calling again does nothing."""
+        if self.progress_only >= 0 and not self.progress:
+            return
+        self.progress_only = max(self.progress_only, 0)
+        for key, row in self.progress.items():
+            if key in self.requests:
+                self.progress_in_files += 1
+            else:
+                self.requests[key] = row
+                self.progress_only += 1
+        self.progress.clear()
+
     def count_tokens(self, encoding: str, keep_text: bool = True) -> None:
         """Count result and tool-definition tokens now (in batches); drop the texts unless `keep_text`."""
         todo = [r for r in self.results.values() if r[_TOKENS] is None]
@@ -79,7 +122,7 @@ class Collector:
             r[_TOKENS] = n
             if not keep_text:
                 r[_TEXT] = None
-        at = _AT["tool_definition_tokens"]
+        at = AT["tool_definition_tokens"]
         reqs = [r for r in self.requests.values() if isinstance(r[at], str)]
         for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
             r[at] = n
@@ -91,16 +134,27 @@ class Collector:
             if old is None:
                 self.requests[key] = row
             else:  # only across files: one file is read by one partition
-                for line in row[_AT["lines"]]:
-                    self._seen_elsewhere(key, row[_AT["file"]], line, old)
+                for line in row[AT["lines"]]:
+                    self._seen_elsewhere(key, row[AT["file"]], line, old)
+        for key, row in other.progress.items():
+            self.progress.setdefault(key, row)
         for call_id, row in other.calls.items():
             self.calls.setdefault(call_id, row)
         for call_id, row in other.results.items():
             self.results.setdefault(call_id, row)
-        self.skips.items += other.skips.items
-        self.skips.reasons.update(other.skips.reasons)
+        for kind, (n, file, line, usage) in other.unknown_types.items():
+            if kind in self.unknown_types:
+                seen = self.unknown_types[kind]
+                seen[0] += n
+                seen[3] = seen[3] or usage
+            else:
+                self.unknown_types[kind] = [n, file, line, usage]
+        self.skips.merge(other.skips)
+        self.not_traces.update(other.not_traces)
         self.usage_lines += other.usage_lines
+        self.line_tokens += other.line_tokens
         self.duplicate_files += other.duplicate_files
+        self.repeated |= other.repeated
         self.other_lines += other.other_lines
         self.files.update(other.files)
 

@@ -26,6 +26,8 @@ _JSON_TYPES = {"ARRAY": "list", "VARCHAR": "str", "BIGINT": "int", "UBIGINT": "i
 CLAUDE_SQL = """
 SELECT json_type(j) AS jt, j->>'type' AS type, j->>'requestId' AS requestId, j->>'sessionId' AS sessionId,
   j->>'timestamp' AS timestamp, j->>'uuid' AS uuid, j->>'agentId' AS agentId, j->>'isSidechain' AS side,
+  j->>'cwd' AS cwd,
+  CASE WHEN j->'data'->>'type' = 'agent_progress' THEN CAST(j->'data' AS VARCHAR) END AS progress,
   json_type(j->'message') AS mt, j->'message'->>'id' AS mid, j->'message'->>'model' AS model,
   json_type(j->'message'->'usage') AS ut, CAST(j->'message'->'usage' AS VARCHAR) AS usage,
   [{'id': b->>'id', 'name': b->>'name', 'input': CAST(b->'input' AS VARCHAR)}
@@ -112,9 +114,12 @@ def _duck_rows(con, path: str) -> list[tuple[int, Any]] | None:
 def _record(r: dict) -> Any:
     if r["jt"] != "OBJECT":  # a value of the same type, so the warning names it as the built-in reader does
         return _SAMPLES[_JSON_TYPES.get(r["jt"], "str")]
-    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId") if r[k] is not None}
+    rec = {k: r[k] for k in ("type", "requestId", "sessionId", "timestamp", "uuid", "agentId", "cwd")
+           if r[k] is not None}
     if r["side"] is not None:
         rec["isSidechain"] = r["side"] == "true"
+    if r["progress"] is not None:  # a subagent's message relayed whole (few lines; parsed here)
+        rec["data"] = json.loads(r["progress"])
     if r["mt"] == "OBJECT":
         msg: dict = {k: v for k, v in (("id", r["mid"]), ("model", r["model"])) if v is not None}
         if r["ut"] == "OBJECT":

@@ -1,5 +1,5 @@
 """Which files are traces: a source (file, folder, glob, list) expanded into files, and each file's
-trace format detected from its first bytes."""
+trace format detected from its first lines that identify one."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...core.jsonlines import head
+from ...core.jsonlines import Unreadable, blocks, head
 from ...errors import InputError
-from .claude_code import CLAUDE_OTHER
+from .claude_code import CLAUDE_OTHER, CLAUDE_TYPES
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson", ".ndjson.gz")
 _CLAUDE_KEYS = re.compile(rb'"(sessionId|parentUuid|requestId|isSidechain)"')
@@ -41,25 +41,72 @@ def source_files(source: Any) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# What a file must mention to hold billed usage in any format: a file without them is not a trace.
+USAGE_WORDS = re.compile(rb'"usage"|input_tokens|prompt_tokens|token_count|gen_ai\.usage|inputTokens')
+_HEAD, _LONG_HEAD = 1 << 16, 1 << 20
+
+
 def detect(path: str | os.PathLike) -> str | None:
-    """The trace format of a file from its first bytes, or None when it is none of TRACE_FORMATS."""
-    start = head(path, 16384)  # the first line, or enough of it: detection reads every file once more
+    """The trace format of a file from the first lines that identify it (Claude Code files may open
+    with any number of metadata lines), or None when it is none of TRACE_FORMATS."""
+    start = head(path, _HEAD)
+    fmt, sure = _detect(start)
+    if not sure and len(start) == _HEAD:  # long metadata lines first: look further
+        start = head(path, _LONG_HEAD)
+        fmt, _ = _detect(start)
+    return fmt
+
+
+def _kind(rec: Any) -> tuple[str | None, bool]:
+    """(format, whether the line settles it) for one parsed line."""
+    if not isinstance(rec, dict):
+        return None, False
+    kind = rec.get("type")
+    if isinstance(rec.get("response"), dict) and "request" in rec:
+        return "provider-log", True
+    if kind in CLAUDE_TYPES:
+        return "claude-code", True
+    if kind in CLAUDE_OTHER or (isinstance(kind, str) and ("sessionId" in rec or "parentUuid" in rec)):
+        return "claude-code", False  # a metadata line (or a new type of one): keep looking
+    return None, False
+
+
+def _detect(start: bytes) -> tuple[str | None, bool]:
     if b'"resourceSpans"' in start:
-        return "otel"
-    first = start.lstrip().split(b"\n", 1)[0]
-    try:
-        rec = json.loads(first)
-    except (ValueError, RecursionError):  # bad JSON or UTF-8, or an integer past Python's digit limit
-        rec = None
-    if isinstance(rec, dict) and "response" in rec and "request" in rec:
-        return "provider-log"
-    if isinstance(rec, dict) and rec.get("type") in CLAUDE_OTHER | {"user", "assistant"}:
-        return "claude-code"
+        return "otel", True
+    lines = start.lstrip().split(b"\n")
+    weak = None
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):  # bad JSON or UTF-8, a line cut by the head, a huge integer
+            continue
+        fmt, sure = _kind(rec)
+        if sure:
+            return fmt, True
+        weak = weak or fmt
+    if weak:
+        return weak, False
     if _CLAUDE_KEYS.search(start) and _CLAUDE_TYPE.search(start):  # a first line cut off or unusual
-        return "claude-code"
-    if rec is None and _PROVIDER_KEYS.search(first):  # a request body longer than the bytes read
-        return "provider-log"
-    return None
+        return "claude-code", False
+    if _PROVIDER_KEYS.search(lines[0]):  # a request body longer than the bytes read
+        return "provider-log", False
+    return None, False
+
+
+def mentions_usage(path: str | os.PathLike) -> bool:
+    """Whether a file names billed usage anywhere (so skipping it could leave tokens out)."""
+    tail = b""
+    try:
+        for block in blocks(path):
+            if USAGE_WORDS.search(tail + block[:64]) or USAGE_WORDS.search(block):
+                return True
+            tail = block[-64:]
+    except (OSError, Unreadable):
+        return True  # unreadable: it might have
+    return False
 
 
 def trace_files(path: str | os.PathLike) -> list[str]:
@@ -71,9 +118,11 @@ def trace_files(path: str | os.PathLike) -> list[str]:
 
 
 def is_trace_file(path: str | os.PathLike) -> bool:
-    """True when `path` is a trace file, or a folder holding only trace files."""
+    """True when `path` is a trace file, or a folder holding trace files and no other file that
+    mentions usage (a `metadata.json` beside each session is fine)."""
     p = Path(path)
     if p.is_dir():
         found = [f for f in p.rglob("*") if f.is_file() and f.name.endswith(SUFFIXES)]
-        return bool(found) and all(detect(f) for f in found)
+        kinds = [detect(f) for f in found]
+        return any(kinds) and all(k or not mentions_usage(f) for k, f in zip(kinds, found, strict=True))
     return p.is_file() and detect(p) is not None

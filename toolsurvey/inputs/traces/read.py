@@ -3,10 +3,12 @@ by the reader of that source."""
 
 from __future__ import annotations
 
+import os
+
 from ...core.tokens import DEFAULT_ENCODING
 from .claude_code import claude_code
 from .collector import Collector
-from .files import detect
+from .files import detect, mentions_usage
 from .otel import otel
 from .provider_log import provider_log
 
@@ -17,12 +19,22 @@ def format_of(c: Collector, file: str, format: str = "auto") -> str | None:
     """`file`'s trace format (detected when `format` is "auto"), recorded in `c`; None, with a counted
     skip, when it is none this reader knows."""
     fmt = detect(file) if format == "auto" else format
-    if fmt is None:
-        c.skips.add(file, 0, "not a trace file this reader knows (Claude Code JSONL, OTLP JSON, provider "
-                    "request log); file skipped", "file of unknown format")
-    else:
+    if fmt is not None:
         c.files[file] = fmt
+    elif mentions_usage(file):  # it may hold billed tokens: the totals are incomplete without it
+        c.skips.add(file, 0, "not a trace file this reader knows (Claude Code JSONL, OTLP JSON, provider request "
+                    "log), although it mentions token usage; file skipped", "file of unknown format",
+                    lost=_size(file))
+    else:
+        c.not_traces[os.path.basename(file)] += 1
     return fmt
+
+
+def _size(file: str) -> int:
+    try:
+        return max(os.path.getsize(file), 1)
+    except OSError:
+        return 1
 
 
 def parse_file(c: Collector, file: str, fmt: str) -> None:
@@ -30,7 +42,7 @@ def parse_file(c: Collector, file: str, fmt: str) -> None:
     try:
         PARSERS[fmt](file, c)
     except OSError as e:
-        c.skips.add(file, 0, f"cannot read: {e.strerror or e}", "unreadable file")
+        c.skips.add(file, 0, f"cannot read: {e.strerror or e}", "unreadable file", lost=1)
 
 
 def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,

@@ -13,11 +13,12 @@ from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
 from ..payloads import Payload
 from ..usage import COLUMNS, Usage
-from .billing import bill
+from .account import Account, account
+from .billing import bill_rows
 from .collector import CALL_FIELDS, REQUEST_FIELDS, USAGE_FIELDS, Collector
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
-                   "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line"]
+                   "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line", "source", "project"]
 CALL_COLUMNS = ["session", "subagent", "agent", "timestamp", "call_id", "server", "tool", "arguments",
                 "arguments_bytes", "result_tokens", "error", "repeated", "result"]
 BY = TRACE_BY
@@ -35,6 +36,7 @@ class Traces:
     warnings: list[str] = field(default_factory=list)     # problems that are not skipped lines
     dedup: str = ""                                       # how streamed and repeated requests were counted
     source: str = ""
+    account: Account = field(default_factory=Account)     # what the read did: rules, files left out
 
     def __repr__(self) -> str:
         return (f"<Traces {len(self.sessions)} sessions, {len(self.requests)} requests, "
@@ -46,7 +48,7 @@ class Traces:
         return self.warnings + [str(s) for s in self.skips.items]
 
     def summary(self) -> str:
-        """A few lines: what was read, how requests were deduplicated, what was skipped and why."""
+        """A few lines: what was read, each counting rule and what it changed, what was skipped and why."""
         r = self.requests
         formats = ", ".join(f"{n} {f}" for f, n in pd.Series(self.files).value_counts().items()) or "none"
         lines = [f"{len(self.files)} file(s) ({formats}): {len(self.sessions)} session(s), {len(r):,} request(s), "
@@ -55,15 +57,12 @@ class Traces:
                  f"write, {int(r['cache_read'].sum()):,} cache read, {int(r['output_tokens'].sum()):,} output; "
                  f"cost ${r['cost'].sum():,.4f}" + (f" ({int(r['cost'].isna().sum()):,} request(s) of "
                                                      "unpriced models left out, see warnings)"
-                                                     if r["cost"].isna().any() else ""),
-                 f"deduplicated: {self.dedup}"]
+                                                     if r["cost"].isna().any() else "")]
         if len(self.calls):
             by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
-            lines.insert(2, f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by.head(8).items())}"
-                            + (f" and {len(by) - 8} more tools" if len(by) > 8 else ""))
-        if len(self.skips):
-            lines.append(self.skips.summary())
-        return "\n".join(lines)
+            lines.append(f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by.head(8).items())}"
+                         + (f" and {len(by) - 8} more tools" if len(by) > 8 else ""))
+        return "\n".join(lines + self.account.lines())
 
     def totals(self, by: str = "session") -> pd.DataFrame:
         """Billed tokens and cost per session, model, day or tool (tool: calls and result tokens)."""
@@ -90,10 +89,17 @@ class Traces:
 
 
 def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source: str = "") -> Traces:
-    """Tables from a Collector: tokens counted, costs billed, repeats flagged, sessions summed."""
+    """Tables from a Collector: progress-only requests resolved, tokens counted, costs billed, repeats
+    flagged, sessions summed."""
+    c.resolve()
     c.count_tokens(encoding)  # no-op for what a partition already counted
-    req = _columns(list(c.requests.values()), REQUEST_FIELDS)
-    c.requests.clear()  # the table has them now: free the rows before the calls are built
+    rows = list(c.requests.values())
+    c.requests.clear()  # the table will have them: free the rows before the calls are built
+    c.skips.items.sort(key=lambda k: (k.file, k.line))  # engines meet them in different orders
+    costs, warns = bill_rows(rows, prices)
+    acc = account(c, rows, costs)
+    req = _columns(rows, REQUEST_FIELDS)
+    req["cost"] = pd.Series(costs, index=req.index, dtype=float)
     req["lines"] = req["lines"].map(len)
     req["timestamp"] = _time(req["timestamp"])
     req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
@@ -101,17 +107,13 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
         req[f] = req[f].astype("int64")
     req["tool_definition_tokens"] = req["tool_definition_tokens"].astype(float)
     req["subagent"] = req["subagent"].astype(bool)
-    cost, warns = bill(req, prices)
-    req["cost"] = cost
     req = req[REQUEST_COLUMNS].sort_values(["session", "timestamp", "request_id"], kind="stable")
     calls = _calls(c, encoding)
-    dedup = (f"{c.usage_lines:,} line(s) with usage -> {len(req):,} request(s): lines sharing a request id "
-             "(Claude Code requestId, else message id; span id; response id) are one streamed request, and "
-             "each usage field is taken at its largest value over them (usage only grows while streaming)")
-    if c.duplicate_files:
-        dedup += f"; {c.duplicate_files:,} line(s) repeating a request already read from another file counted once"
-    c.skips.items.sort(key=lambda k: (k.file, k.line))  # engines meet them in different orders
-    tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns, dedup, source)
+    warns += [f"unknown line type {k!r} x{n:,} (first at {f}:{line}), passed over"
+              + ("; it carries usage, which is not counted" if usage else "")
+              for k, (n, f, line, usage) in sorted(c.unknown_types.items())]
+    tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns,
+                acc.rules[0].text, source, acc)
     tr.sessions = sessions(tr)
     return tr
 

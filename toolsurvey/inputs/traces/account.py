@@ -1,0 +1,147 @@
+"""What one read of traces did, in plain words: the files read and those that are not traces, each
+counting rule and what it changed in the totals, and what was left out (so incomplete totals say so).
+
+Built from the Collector and the billed request rows, without pandas, so the summary views and the
+tables print the same lines.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ...core.jsonlines import Skips
+from .collector import AT, PROGRESS, USAGE_FIELDS, Collector
+
+_USAGE_AT = [AT[f] for f in USAGE_FIELDS]
+_WHOLE_FILE = ("corrupt gzip", "read error")  # the rest of a file: no byte count
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One counting rule and what it changed: requests, billed tokens and dollars added (or, for a
+    rule that avoids a double count, what counting again would have added)."""
+
+    name: str
+    requests: int
+    tokens: int
+    cost: float
+    text: str
+
+
+@dataclass
+class Account:
+    """The summary of one read: files, rules, and what was not read."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    not_traces: Counter = field(default_factory=Counter)
+    skips: Skips = field(default_factory=Skips)
+    unknown_types: dict[str, list] = field(default_factory=dict)
+    rules: list[Rule] = field(default_factory=list)
+    usage_lines: int = 0
+    requests: int = 0
+
+    @property
+    def incomplete(self) -> bool:
+        """True when something skipped could have held billed usage."""
+        return bool(self.skips.lost) or any(u[3] for u in self.unknown_types.values())
+
+    def lines(self) -> list[str]:
+        """The summary lines about reading (what was read is said by the caller)."""
+        out = [r.text for r in self.rules if r.text]
+        if self.not_traces:
+            n = sum(self.not_traces.values())
+            names = ", ".join(f"{name} x{k}" for name, k in self.not_traces.most_common(5))
+            more = f" and {len(self.not_traces) - 5} more names" if len(self.not_traces) > 5 else ""
+            out.append(f"{plural(n, 'file')} {'is not a trace' if n == 1 else 'are not traces'} ({names}{more}): "
+                       "nothing in them mentions token usage")
+        if self.unknown_types:
+            kinds = ", ".join(f"{k!r} x{v[0]:,} (first at {v[1]}:{v[2]})" for k, v in
+                              sorted(self.unknown_types.items(), key=lambda kv: -kv[1][0]))
+            usage = [k for k, v in self.unknown_types.items() if v[3]]
+            out.append(f"unknown line types, passed over: {kinds}; "
+                       + (f"{', '.join(map(repr, usage))} carry usage that is not counted" if usage
+                          else "none of them carries usage"))
+        if self.skips.unparsed:
+            out.append(f"pre-filter: {self.skips.unparsed:,} line(s) without usage were not parsed (tool results "
+                       "and line types there are not checked; --by tool reads every line)")
+        if self.skips:
+            out.append(self.skips.summary())
+        if self.incomplete:
+            out.append("TOTALS ARE INCOMPLETE: " + self._lost())
+        return out
+
+    def _lost(self) -> str:
+        parts = []
+        for kind, n in self.skips.lost.most_common():
+            size = "" if kind in _WHOLE_FILE else f", {self.skips.lost_bytes[kind]:,} bytes"
+            parts.append(f"{n:,} {kind}{' (the rest of the file)' if kind in _WHOLE_FILE else ''}{size}")
+        usage = sum(v[0] for v in self.unknown_types.values() if v[3])
+        if usage:
+            parts.append(f"{usage:,} line(s) of unknown types with usage")
+        return "skipped, and could hold billed usage: " + "; ".join(parts)
+
+
+def _tokens(row: list) -> int:
+    return sum(row[i] for i in _USAGE_AT)
+
+
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """'1 file', '24 files' (`many` when the plural is not `one` + s)."""
+    return f"{n:,} {one if n == 1 else many or one + 's'}"
+
+
+_PARTS = (("input", (AT["input_tokens"],)), ("cache write", (AT["cache_write_5m"], AT["cache_write_1h"])),
+          ("cache read", (AT["cache_read"],)), ("output", (AT["output_tokens"],)))
+
+
+def _added(rows: list[list], idx: list[int], costs: list[float], sign: str = "+") -> str:
+    """'+14,285 cache write, +12 output tokens, +$0.0375' for the rows at `idx`."""
+    parts = [(name, sum(rows[i][k] for i in idx for k in at)) for name, at in _PARTS]
+    words = ", ".join(f"{sign}{n:,} {name}" for name, n in parts if n)
+    return f"{words or sign + '0'} tokens, {sign}{_money(math.fsum(costs[i] for i in idx))}"
+
+
+def _money(cost: float) -> str:
+    return "$?" if math.isnan(cost) else f"${cost:,.4f}"
+
+
+def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
+    """The Account of a resolved Collector whose request rows are `rows`, billed `costs`."""
+    a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), usage_lines=c.usage_lines,
+                requests=len(rows))
+    src, rid, lines, file = AT["source"], AT["request_id"], AT["lines"], AT["file"]
+    total = sum(_tokens(r) for r in rows)
+    a.rules.append(Rule("streamed lines", 0, c.line_tokens - total, math.nan,
+                        f"deduplicated: {c.usage_lines:,} line(s) with usage -> {len(rows):,} request(s): lines sharing "
+                        "a request id (Claude Code requestId, else message id; span id; response id) are one streamed "
+                        "request, each usage field taken at its largest (summing every line would add "
+                        f"{c.line_tokens - total:,} tokens)"))
+    prog = [i for i, r in enumerate(rows) if r[src] == PROGRESS]
+    if prog or c.progress_in_files:
+        t, m = sum(_tokens(rows[i]) for i in prog), math.fsum(costs[i] for i in prog)
+        text = "progress lines: "
+        if prog:
+            text += (f"+{plural(len(prog), 'request')} ({_added(rows, prog, costs)}) of subagents with no file of "
+                     "their own, read from their parents' progress lines")
+        if c.progress_in_files:
+            text += ("; " if prog else "") + (f"{plural(c.progress_in_files, 'request')} also in progress lines "
+                                              "counted once, from the subagent's own file")
+        a.rules.append(Rule("progress lines", len(prog), t, m, text))
+    rep = [i for i, r in enumerate(rows) if r[rid] in c.repeated]
+    if rep:
+        t, m = sum(_tokens(rows[i]) for i in rep), math.fsum(costs[i] for i in rep)
+        a.rules.append(Rule("repeated in another file", 0, -t, -m,
+                            f"other files: {plural(len(rep), 'request')} met again in another file (a resumed or "
+                            f"copied session) counted once; counting again would add {_added(rows, rep, costs)}"))
+    joined = {(s.file, s.line) for s in c.skips.joined}
+    if joined:
+        j = [i for i, r in enumerate(rows) if all((r[file], n) in joined for n in r[lines])]
+        t, m = sum(_tokens(rows[i]) for i in j), math.fsum(costs[i] for i in j)
+        a.rules.append(Rule("several objects on a line", len(j), t, m,
+                            f"joined lines: +{plural(len(j), 'request')} ({_added(rows, j, costs)}) read from "
+                            f"{plural(len(joined), 'line')} holding several JSON objects (a write race): "
+                            + ", ".join(f"{f}:{n}" for f, n in sorted(joined)[:3])
+                            + (" ..." if len(joined) > 3 else "")))
+    return a
