@@ -241,3 +241,32 @@ def test_hostile_names_in_a_config_are_escaped(project, capsys, tmp_path):
         assert main(["context", "--client", "claude-code", "--snapshot", str(snap), "--format", fmt]) == 0
         out, err = capsys.readouterr()
         assert "\x1b" not in out + err and "\u202e" not in out + err and "\\x1b" in out
+
+
+def test_long_names_flagged_only_where_the_client_sends_them_long(project, capsys, tmp_path):
+    """Claude Code sends mcp__<server>__<tool> as it is, over the API's 64 characters; Codex and
+    Gemini CLI shorten such a name (their own rules, providers.toml name_source) and say so."""
+    home, _ = project
+    server, tool = "a-server-with-a-long-name", "a_tool_whose_name_is_long_as_well_" + "x" * 20
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"servers": {server: {"tools": [
+        {"name": tool, "description": "d", "inputSchema": {"type": "object"}}]}}}))
+    entry = {"mcpServers": {server: {"command": "unused"}}}
+    (home / ".claude.json").write_text(json.dumps(entry))
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(json.dumps(entry))
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(f'[mcp_servers.{server}]\ncommand = "unused"\n')
+
+    _, doc = context(capsys, "--client", "claude-code", "--snapshot", str(snap))
+    [name] = [t["name"] for t in doc["tools"]]
+    assert name == f"mcp__{server}__{tool}" and len(name) > 64
+    assert any("longer than" in line and "64" in line for line in doc["limits"])
+
+    for client, length in (("codex", 64), ("gemini-cli", 63)):
+        _, doc = context(capsys, "--client", client, "--snapshot", str(snap))
+        [sent] = [t["name"] for t in doc["tools"]]
+        assert len(sent) == length and doc["limits"] == [], client
+        assert any("rewrites 1 tool name(s)" in n and repr(sent) in n for n in doc["notes"]), client
+    full = f"mcp_{server}_{tool}"  # Gemini CLI keeps the '-'; its first and last 30 around '...'
+    assert sent == full[:30] + "..." + full[-30:]

@@ -1,12 +1,19 @@
 """The clients' rules as documented: Claude Code's ENABLE_TOOL_SEARCH modes, Codex deferring every MCP
-tool for the models that support OpenAI's tool_search, and the clients' own tool limits."""
+tool for the models that support OpenAI's tool_search, the clients' own tool limits, and the names Codex
+and Gemini CLI rewrite."""
 
 from __future__ import annotations
 
 import pytest
 
 from toolsurvey.errors import InputError
-from toolsurvey.providers.clients import client_limit_problems, client_names, client_rules, tool_search
+from toolsurvey.providers.clients import (
+    client_limit_problems,
+    client_names,
+    client_rules,
+    client_tool_name,
+    tool_search,
+)
 
 WINDOW = 200_000
 
@@ -84,3 +91,28 @@ def test_every_client_names_its_source_and_date():
 def test_an_unknown_client_lists_the_known_ones():
     with pytest.raises(InputError, match="expected one of: claude-code, codex"):
         client_rules("emacs")
+
+
+# Oracles: the clients' own tests. Codex: codex-rs/core/src/mcp_connection_manager.rs,
+# test_qualify_tools_long_names_same_server; Gemini CLI: packages/core/src/tools/mcp-tool.test.ts,
+# describe('generateValidName').
+@pytest.mark.parametrize("client,name,sent", [
+    ("codex", "mcp__my_server__extremely_lengthy_function_name_that_absolutely_surpasses_all_reasonable_limits",
+     "mcp__my_server__extremel119a2b97664e41363932dc84de21e2ff1b93b3e9"),
+    ("codex", "mcp__my_server__yet_another_extremely_lengthy_function_name_that_absolutely_surpasses_all_"
+              "reasonable_limits", "mcp__my_server__yet_anot419a82a89325c1b477274a41f8c65ea5f3a7f341"),
+    ("codex", "mcp__server1__tool1", "mcp__server1__tool1"),
+    ("gemini-cli", "myFunction", "mcp_myFunction"),
+    ("gemini-cli", "invalid-name with spaces", "mcp_invalid-name_with_spaces"),
+    ("gemini-cli", "x" * 80, "mcp_xxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
+    ("gemini-cli", "!@#$%^&*()", "mcp___________"),
+    ("gemini-cli", "namespace:tool", "mcp_namespace:tool"),
+    ("claude-code", "mcp__s__" + "t" * 70, "mcp__s__" + "t" * 70),  # Claude Code sends it as it is
+])
+def test_client_tool_names_as_the_clients_own_tests_expect(client, name, sent):
+    assert client_tool_name(client, name) == sent
+
+
+@pytest.mark.parametrize("length", [63, 64, 80])
+def test_gemini_cli_names_end_at_63_characters(length):
+    assert len(client_tool_name("gemini-cli", "a" * length)) == 63  # with its mcp_ prefix

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..inputs.clients.config import ClientConfig
 from ..inputs.discovery.names import apply_prefix
-from ..providers.clients import ToolSearch, client_limit_problems, client_rules, client_search, tool_search
+from ..providers.clients import (
+    ToolSearch,
+    client_limit_problems,
+    client_rules,
+    client_search,
+    client_tool_name,
+    tool_search,
+)
 from ..providers.constants import rendering_for
 from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, price_for
@@ -72,7 +80,8 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     price = price_for(model, load_prices())
     env = {**(environ or {}), **cfg.env}
     shown, hidden = _kept_tools(reg, cfg)
-    named = apply_prefix(shown, rules["name_template"]) if rules.get("name_template") else shown
+    named = apply_prefix(shown, rules["name_template"], partial(client_tool_name, cfg.client)) \
+        if rules.get("name_template") else shown
     render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
     columns, _ = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
     tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
@@ -91,6 +100,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     ctx.limits = client_limit_problems(cfg.client, len(rows)) + limit_problems(
         price.provider, sum(r["state"] == "loaded" for r in rows), [r["name"] for r in rows])
     ctx.notes = cfg.lines() + [f"{n} tool(s) of {s!r} hidden by the config's tool filters" for s, n in hidden.items()]
+    ctx.notes += _shortened(rows, rules)
     failed = [n for n, s in reg.servers.items() if "error" in s.info and n in {c.name for c in cfg.servers}]
     if failed:
         ctx.notes.append(f"incomplete: {len(failed)} server(s) could not be read, so their tools are not "
@@ -98,6 +108,20 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     ctx.totals["complete"] = not failed
     ctx.warnings = list(cfg.warnings)
     return ctx
+
+
+def _shortened(rows: list[dict], rules: dict) -> list[str]:
+    """One note for the names the client rewrote (too long, or characters the API refuses)."""
+    template = rules.get("name_template")
+    if not template:
+        return []
+    changed = [(made, r["name"]) for r in rows
+               if (made := template.replace("{server}", r["server"]).replace("{tool}", r["tool"])) != r["name"]]
+    if not changed:
+        return []
+    made, sent = changed[0]
+    return [f"{rules['label']} rewrites {len(changed)} tool name(s), counted as it sends them (e.g. {made!r} "
+            f"becomes {sent!r}): {rules['name_source']}"]
 
 
 def _model(model: str | None, cfg: ClientConfig, rules: dict) -> tuple[str, str]:

@@ -3,6 +3,7 @@ how a client names MCP tools, which of them it defers behind a tool search, and 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from .search import SearchRules, search_rules
 
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
 _AUTO = re.compile(r"auto(?::(\d+(?:\.\d+)?))?")
+_CODEX_BAD, _GEMINI_BAD = re.compile(r"[^a-zA-Z0-9_]"), re.compile(r"[^a-zA-Z0-9_\-.:]")
 
 
 def client_names() -> list[str]:
@@ -101,3 +103,17 @@ def client_limit_problems(client: str, tools: int) -> list[str]:
     about = "about " if rules.get("approximate") else ""
     return [f"{tools:,} MCP tools, over {rules['label']}'s limit of {about}{most} tools "
             f"({rules['limit_source']}, {rules['as_of']}); its own built-in tools count too"]
+
+
+def client_tool_name(client: str, name: str) -> str:
+    """`name` (the client's template applied) as the client sends it: Codex and Gemini CLI replace
+    the characters the API refuses and shorten a name over the API's length (name_source)."""
+    rule = client_rules(client).get("name_shortening")
+    if rule == "codex":
+        clean = _CODEX_BAD.sub("_", name) or "_"
+        return clean if len(clean) <= 64 else clean[:24] + hashlib.sha1(name.encode()).hexdigest()
+    if rule == "gemini-cli":
+        clean = _GEMINI_BAD.sub("_", name if name.startswith("mcp_") else "mcp_" + name)
+        clean = clean if re.match(r"[a-zA-Z_]", clean) else "_" + clean
+        return clean if len(clean) <= 63 else clean[:30] + "..." + clean[-30:]
+    return name

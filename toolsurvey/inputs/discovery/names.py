@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ...core.registry import Registry
@@ -21,8 +22,9 @@ def name_template(prefix: str) -> str:
     return template
 
 
-def apply_prefix(reg: Registry, template: str) -> Registry:
-    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`.
+def apply_prefix(reg: Registry, template: str, shorten: Callable[[str], str] | None = None) -> Registry:
+    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`, then passed
+    through `shorten` when the client rewrites the names it makes.
 
     Raises InputError for a template without a {tool} field.
     """
@@ -30,6 +32,7 @@ def apply_prefix(reg: Registry, template: str) -> Registry:
 
     def rename(t):
         new = template.replace("{server}", t.server).replace("{tool}", t.name)
+        new = shorten(new) if shorten else new
         raw = {k: (new if k == "name" else v) for k, v in t.raw.items()} if t.raw is not None else None
         return replace(t, name=new, raw=raw)
 
