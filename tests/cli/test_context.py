@@ -270,3 +270,30 @@ def test_long_names_flagged_only_where_the_client_sends_them_long(project, capsy
         assert any("rewrites 1 tool name(s)" in n and repr(sent) in n for n in doc["notes"]), client
     full = f"mcp_{server}_{tool}"  # Gemini CLI keeps the '-'; its first and last 30 around '...'
     assert sent == full[:30] + "..." + full[-30:]
+
+
+def test_tool_search_from_claude_code_settings_and_a_tools_always_load_meta(project, capsys, tmp_path, monkeypatch):
+    """ENABLE_TOOL_SEARCH in the `env` of Claude Code's settings files counts as the environment does
+    (Claude Code applies it on start; the project's local settings win), and a tool whose
+    _meta["anthropic/alwaysLoad"] is true stays loaded while its server's other tools are deferred."""
+    home, proj = project
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"servers": {"notes": {"tools": [
+        {"name": "search", "description": "Find notes.", "inputSchema": {"type": "object"},
+         "_meta": {"anthropic/alwaysLoad": True}},
+        {"name": "archive", "description": "Archive a note.", "inputSchema": {"type": "object"}}]}}}))
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"notes": {"command": "unused"}}}))
+
+    def states() -> dict[str, str]:
+        _, doc = context(capsys, "--client", "claude-code", "--snapshot", str(snap))
+        return {t["tool"]: t["state"] for t in doc["tools"]}
+
+    assert states() == {"search": "loaded", "archive": "deferred"}
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text(json.dumps({"env": {"ENABLE_TOOL_SEARCH": "false"}}))
+    assert states() == {"search": "loaded", "archive": "loaded"}
+    monkeypatch.setenv("ENABLE_TOOL_SEARCH", "true")  # the settings' env is applied over the shell's
+    assert states() == {"search": "loaded", "archive": "loaded"}
+    (proj / ".claude").mkdir()
+    (proj / ".claude" / "settings.local.json").write_text(json.dumps({"env": {"ENABLE_TOOL_SEARCH": "true"}}))
+    assert states() == {"search": "loaded", "archive": "deferred"}
