@@ -297,3 +297,32 @@ def test_tool_search_from_claude_code_settings_and_a_tools_always_load_meta(proj
     (proj / ".claude").mkdir()
     (proj / ".claude" / "settings.local.json").write_text(json.dumps({"env": {"ENABLE_TOOL_SEARCH": "true"}}))
     assert states() == {"search": "loaded", "archive": "deferred"}
+
+
+@pytest.mark.parametrize("client,model,tools,flagged", [
+    ("vscode", "claude-sonnet-4-5", 129, ["over VS Code's limit of 128 tools"]),
+    ("cursor", "claude-sonnet-4-5", 41, ["over Cursor's limit of about 40 tools"]),
+    ("windsurf", "claude-sonnet-4-5", 101, ["over Windsurf's limit of 100 tools"]),
+    ("vscode", "gpt-5", 129, ["over VS Code's limit of 128 tools", "129 tools in one request, over openai's limit of 128"]),
+    ("codex", "gpt-5", 129, ["129 tools in one request, over openai's limit of 128"]),  # no tool_search: all loaded
+    ("codex", "gpt-5.4", 129, []),  # deferred behind tool_search: none of them is in the request's tools
+    ("gemini-cli", "gemini-2.5-pro", 513, ["513 tools in one request, over google's limit of 512"]),
+    ("gemini-cli", "gemini-2.5-pro", 512, []),
+])
+def test_limits_flagged_one_over(project, capsys, tmp_path, client, model, tools, flagged):
+    """The client's own limit and the API's, each flagged from one tool over it, not at it."""
+    home, proj = project
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"servers": {"big": {"tools": [
+        {"name": f"tool_{i}", "description": "d", "inputSchema": {"type": "object"}} for i in range(tools)]}}}))
+    entry = json.dumps({"mcpServers": {"big": {"command": "unused"}}})
+    places = {"vscode": proj / ".vscode" / "mcp.json", "cursor": home / ".cursor" / "mcp.json",
+              "windsurf": home / ".codeium" / "windsurf" / "mcp_config.json",
+              "gemini-cli": home / ".gemini" / "settings.json", "codex": home / ".codex" / "config.toml"}
+    places[client].parent.mkdir(parents=True)
+    places[client].write_text('[mcp_servers.big]\ncommand = "unused"\n' if client == "codex"
+                              else entry.replace("mcpServers", "servers") if client == "vscode" else entry)
+    code, doc = context(capsys, "--client", client, "--snapshot", str(snap), "--model", model)
+    assert code == 0 and len(doc["tools"]) == tools
+    assert len(doc["limits"]) == len(flagged) and all(
+        any(f in line for line in doc["limits"]) for f in flagged), doc["limits"]
