@@ -173,8 +173,9 @@ def test_vscode_mcp_json_inputs_need_a_value_then_load(server, project, capsys):
     assert code == 0
     # VS Code sends the chat model's provider its own tool format; the default model is Claude's
     assert doc["model"] == "claude-sonnet-4-5"
-    expected = anthropic_tokens(tools, prefix="")
-    assert {n: t["tokens"] for n, t in by_name(doc).items()} == expected  # VS Code: the tools' own names
+    # VS Code names a tool mcp_<the name its server announces>_<tool>: the server calls itself "weather"
+    expected = anthropic_tokens(tools, prefix="mcp_weather_")
+    assert {n: t["tokens"] for n, t in by_name(doc).items()} == expected
     assert {t["state"] for t in doc["tools"]} == {"loaded"}
     assert doc["totals"]["in_context"] == sum(expected.values()) + ntok(instructions)
     assert doc["limits"] == []  # 2 tools: far from VS Code's 128

@@ -13,6 +13,8 @@ from toolsurvey.providers.clients import (
     client_rules,
     client_tool_name,
     tool_search,
+    vscode_tool_name,
+    vscode_tool_prefixes,
 )
 
 WINDOW = 200_000
@@ -116,3 +118,22 @@ def test_client_tool_names_as_the_clients_own_tests_expect(client, name, sent):
 @pytest.mark.parametrize("length", [63, 64, 80])
 def test_gemini_cli_names_end_at_63_characters(length):
     assert len(client_tool_name("gemini-cli", "a" * length)) == 63  # with its mcp_ prefix
+
+
+# Oracle: VS Code's own tests, src/vs/workbench/contrib/mcp/test/common/mcpPrefixGenerator.test.ts
+def test_vscode_prefixes_as_its_own_tests_expect():
+    assert vscode_tool_prefixes({"a": "Context7"}) == {"a": "mcp_context7_"}
+    assert vscode_tool_prefixes({"a": "foo", "b": "foo", "c": "foo", "d": "bar"}) == {
+        "a": "mcp_foo_", "b": "mcp_foo2_", "c": "mcp_foo3_", "d": "mcp_bar_"}
+    assert list(vscode_tool_prefixes({"a": "My Server", "b": "my server", "c": "my/server"}).values()) == [
+        "mcp_my_server_", "mcp_my_server2_", "mcp_my_server3_"]
+    [long] = vscode_tool_prefixes({"a": "io.github.upstash/context7"}).values()
+    assert long.startswith("mcp_") and len(long) <= 18
+    many = vscode_tool_prefixes({str(i): "a" * 18 for i in range(12)}).values()
+    assert len(set(many)) == 12 and all(p.endswith("_") and len(p) <= 18 for p in many)
+
+
+def test_vscode_tool_names_are_cleaned_and_cut_at_64():
+    assert vscode_tool_name("mcp_memory-server_", "create_entities") == "mcp_memory-server_create_entities"
+    assert vscode_tool_name("mcp_io.github.ups_", "get.docs v2") == "mcp_io_github_ups_get_docs_v2"
+    assert len(vscode_tool_name("mcp_x_", "t" * 80)) == 64

@@ -12,7 +12,7 @@ from typing import Any
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..inputs.clients.config import ClientConfig
-from ..inputs.discovery.names import apply_prefix
+from ..inputs.discovery.names import apply_prefix, rename_tools
 from ..providers.clients import (
     ToolSearch,
     client_limit_problems,
@@ -20,6 +20,8 @@ from ..providers.clients import (
     client_search,
     client_tool_name,
     tool_search,
+    vscode_tool_name,
+    vscode_tool_prefixes,
 )
 from ..providers.constants import rendering_for
 from ..providers.limits import limit_problems
@@ -80,8 +82,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     price = price_for(model, load_prices())
     env = {**(environ or {}), **cfg.env}
     shown, hidden = _kept_tools(reg, cfg)
-    named = apply_prefix(shown, rules["name_template"], partial(client_tool_name, cfg.client)) \
-        if rules.get("name_template") else shown
+    named = _named(shown, cfg.client, rules)
     render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
     columns, _ = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
     tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
@@ -91,8 +92,8 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     deferrable = sum(r["tokens"] for r in rows if not r["always_load"])
     search = tool_search(cfg.client, model=model, environ=env, mcp_tokens=deferrable,
                          context_window=price.context_window)
-    named_as = f"under the name {rules['label']} gives it ({rules['name_template']})" if rules.get("name_template") \
-        else "under its own name"
+    form = rules.get("name_template") or rules.get("name_form")
+    named_as = f"under the name {rules['label']} gives it ({form})" if form else "under its own name"
     method = f"{_METHODS.get(render, RENDERINGS[render])}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
                         method, sources=[rules["source"] + f" ({rules['as_of']})"])
@@ -130,6 +131,20 @@ def _model(model: str | None, cfg: ClientConfig, rules: dict) -> tuple[str, str]
     if cfg.model:
         return cfg.model, cfg.model_source
     return rules["default_model"], rules["default_model_source"]
+
+
+def _named(reg: Registry, client: str, rules: dict) -> Registry:
+    """The tools under the names the client sends them (providers.toml name_source)."""
+    if rules.get("name_rule") == "vscode":
+        labels = {}
+        for name, s in reg.servers.items():
+            info = s.info.get("serverInfo") if isinstance(s.info.get("serverInfo"), dict) else {}
+            labels[name] = str(info.get("title") or info.get("name") or name)
+        prefixes = vscode_tool_prefixes(labels)
+        return rename_tools(reg, lambda server, tool: vscode_tool_name(prefixes[server], tool))
+    if rules.get("name_template"):
+        return apply_prefix(reg, rules["name_template"], partial(client_tool_name, client))
+    return reg
 
 
 def _kept_tools(reg: Registry, cfg: ClientConfig) -> tuple[Registry, dict[str, int]]:

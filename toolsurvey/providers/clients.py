@@ -117,3 +117,23 @@ def client_tool_name(client: str, name: str) -> str:
         clean = clean if re.match(r"[a-zA-Z_]", clean) else "_" + clean
         return clean if len(clean) <= 63 else clean[:30] + "..." + clean[-30:]
     return name
+
+
+def vscode_tool_prefixes(labels: Mapping[str, str]) -> dict[str, str]:
+    """Each server's tool prefix in VS Code, from its label (the name the server announces, else its
+    mcp.json key): mcp_ and the label lower-cased, cut to fit 18 characters, a number when two
+    servers share it, and _ (McpPrefixGenerator in VS Code's mcpServer.ts)."""
+    taken: dict[str, int] = {}
+    out = {}
+    for server, label in labels.items():
+        safe = re.sub(r"[^a-z0-9_.-]+", "_", label.lower())[:13]
+        taken[safe] = taken.get(safe, 0) + 1
+        suffix = ("" if taken[safe] == 1 else str(taken[safe])) + "_"
+        out[server] = "mcp_" + safe[:18 - 4 - len(suffix)] + suffix
+    return out
+
+
+def vscode_tool_name(prefix: str, tool: str) -> str:
+    """A tool's name in VS Code: characters outside a-z 0-9 _ - become _, after its server's prefix,
+    dots as _, at most 64 characters (McpServer._normalizeTool and McpTool in mcpServer.ts)."""
+    return (prefix + re.sub(r"[^a-z0-9_-]", "_", tool, flags=re.IGNORECASE)).replace(".", "_")[:64]
