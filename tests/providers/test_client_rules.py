@@ -95,7 +95,8 @@ def test_an_unknown_client_lists_the_known_ones():
         client_rules("emacs")
 
 
-# Oracles: the clients' own tests. Codex: codex-rs/core/src/mcp_connection_manager.rs,
+# Oracles: the clients' own tests (Claude Code: the examples public readings of normalizeNameForMCP
+# give). Codex: codex-rs/core/src/mcp_connection_manager.rs,
 # test_qualify_tools_long_names_same_server; Gemini CLI: packages/core/src/tools/mcp-tool.test.ts,
 # describe('generateValidName').
 @pytest.mark.parametrize("client,name,sent", [
@@ -109,7 +110,10 @@ def test_an_unknown_client_lists_the_known_ones():
     ("gemini-cli", "x" * 80, "mcp_xxxxxxxxxxxxxxxxxxxxxxxxxx...xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"),
     ("gemini-cli", "!@#$%^&*()", "mcp___________"),
     ("gemini-cli", "namespace:tool", "mcp_namespace:tool"),
-    ("claude-code", "mcp__s__" + "t" * 70, "mcp__s__" + "t" * 70),  # Claude Code sends it as it is
+    ("claude-code", "mcp__s__" + "t" * 70, "mcp__s__" + "t" * 70),  # Claude Code does not shorten it
+    # normalizeNameForMCP: 'git_diff-tool' kept, 'my server.v2' -> 'my_server_v2', 'a/b:c' -> 'a_b_c'
+    ("claude-code", "mcp__my server.v2__a/b:c", "mcp__my_server_v2__a_b_c"),
+    ("claude-code", "mcp__git_diff-tool__x", "mcp__git_diff-tool__x"),
 ])
 def test_client_tool_names_as_the_clients_own_tests_expect(client, name, sent):
     assert client_tool_name(client, name) == sent

@@ -16,6 +16,7 @@ from .search import SearchRules, search_rules
 
 _TRUE, _FALSE = {"true", "1", "yes", "on"}, {"false", "0", "no", "off"}
 _AUTO = re.compile(r"auto(?::(\d+(?:\.\d+)?))?")
+_CLAUDE_BAD = re.compile(r"[^a-zA-Z0-9_-]")
 _CODEX_BAD, _GEMINI_BAD = re.compile(r"[^a-zA-Z0-9_]"), re.compile(r"[^a-zA-Z0-9_\-.:]")
 
 
@@ -106,9 +107,12 @@ def client_limit_problems(client: str, tools: int) -> list[str]:
 
 
 def client_tool_name(client: str, name: str) -> str:
-    """`name` (the client's template applied) as the client sends it: Codex and Gemini CLI replace
-    the characters the API refuses and shorten a name over the API's length (name_source)."""
+    """`name` (the client's template applied) as the client sends it: Claude Code, Codex and Gemini
+    CLI replace the characters the API refuses; Codex and Gemini CLI shorten a name over the API's
+    length (name_source)."""
     rule = client_rules(client).get("name_shortening")
+    if rule == "claude-code":  # its __ separators are valid characters already
+        return _CLAUDE_BAD.sub("_", name)
     if rule == "codex":
         clean = _CODEX_BAD.sub("_", name) or "_"
         return clean if len(clean) <= 64 else clean[:24] + hashlib.sha1(name.encode()).hexdigest()
