@@ -246,3 +246,24 @@ def test_invalid_json_is_one_error_with_line(home):
 def test_unknown_client(home):
     with pytest.raises(InputError, match="unknown client 'emacs'; expected one of: claude-code, codex, vscode"):
         read("emacs", home)
+
+
+def test_claude_code_project_is_the_git_root_and_a_worktree_its_main_repository(home, tmp_path):
+    """Claude Code keys `projects` in .claude.json by the git root of the folder it starts in (a
+    worktree's main repository), else by the folder (getProjectPathForConfig)."""
+    repo = (tmp_path / "repo").resolve()
+    (repo / ".git" / "worktrees" / "feature").mkdir(parents=True)
+    sub = repo / "src" / "pkg"
+    sub.mkdir(parents=True)
+    tree = (tmp_path / "feature-tree").resolve()
+    write(tree / ".git", f"gitdir: {repo}/.git/worktrees/feature\n")
+    plain = (tmp_path / "plain" / "sub").resolve()
+    plain.mkdir(parents=True)
+    write(home / ".claude.json", {"projects": {
+        str(repo): {"mcpServers": {"in-repo": {"command": "x"}}},
+        str(plain): {"mcpServers": {"in-plain": {"command": "y"}}}}})
+    env = {"HOME": str(home)}
+    for folder in (repo, sub, tree):
+        assert list(names(read_client("claude-code", folder, home=home, environ=env))) == ["in-repo"], folder
+    assert list(names(read_client("claude-code", plain, home=home, environ=env))) == ["in-plain"]
+    assert names(read_client("claude-code", plain.parent, home=home, environ=env)) == {}

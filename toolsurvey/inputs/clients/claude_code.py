@@ -25,6 +25,22 @@ def config_dir(home: Path, environ: Mapping[str, str]) -> tuple[Path, Path]:
     return home / ".claude.json", home / ".claude"
 
 
+def project_key(project: Path) -> str:
+    """The key of `project` under `projects` in .claude.json: the root of the git repository it is in
+    (a worktree's main repository), else the folder itself, as Claude Code's getProjectPathForConfig."""
+    for folder in (project, *project.parents):
+        git = folder / ".git"
+        if git.is_dir():
+            return str(folder)
+        if git.is_file():
+            text = git.read_text(encoding="utf-8", errors="replace").strip()
+            target = Path(text.removeprefix("gitdir:").strip()) if text.startswith("gitdir:") else None
+            if target is not None and target.parent.name == "worktrees":  # <main>/.git/worktrees/<name>
+                return str((folder / target).resolve().parent.parent.parent)
+            return str(folder)
+    return str(project)
+
+
 def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> ClientConfig:
     """Claude Code's servers for `project`; `shown(path)` is how a path is written in messages."""
     cfg = ClientConfig("claude-code", "Claude Code", str(project))
@@ -32,16 +48,17 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> Client
     state, state_lines = load_object(state_path, cfg, "user and local", shown)
     settings = _settings([settings_dir / "settings.json", project / ".claude" / "settings.json",
                           project / ".claude" / "settings.local.json"], cfg)
-    local = (state.get("projects") or {}).get(str(project))
+    key = project_key(project)
+    local = (state.get("projects") or {}).get(key)
     local = local if isinstance(local, dict) else {}
     env = {**environ, **cfg.env}
     mcp_json = project / ".mcp.json"
     data, lines = load_object(mcp_json, cfg, "project", shown)
-    at_project = ("projects", str(project), "mcpServers")
+    at_project = ("projects", key, "mcpServers")
     found = [*entries_of(state.get("mcpServers"), Where(shown(state_path), "user", cfg.label, lines_at(state_lines, "mcpServers")),
                          KNOWN, env, cfg, rank=2, source=f"{shown(state_path)} mcpServers"),
              *entries_of(local.get("mcpServers"), Where(shown(state_path), "local", cfg.label, lines_at(state_lines, *at_project)),
-                         KNOWN, env, cfg, rank=0, source=f"{shown(state_path)} projects[{str(project)!r}].mcpServers"),
+                         KNOWN, env, cfg, rank=0, source=f"{shown(state_path)} projects[{key!r}].mcpServers"),
              *entries_of(data.get("mcpServers"), Where(shown(mcp_json), "project", cfg.label, lines_at(lines, "mcpServers")),
                          KNOWN, env, cfg, rank=1)]
     kept, replaced = by_precedence(found, cfg.label)
