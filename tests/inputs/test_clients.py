@@ -267,3 +267,19 @@ def test_claude_code_project_is_the_git_root_and_a_worktree_its_main_repository(
         assert list(names(read_client("claude-code", folder, home=home, environ=env))) == ["in-repo"], folder
     assert list(names(read_client("claude-code", plain, home=home, environ=env))) == ["in-plain"]
     assert names(read_client("claude-code", plain.parent, home=home, environ=env)) == {}
+
+
+def test_claude_code_reads_the_mcp_json_of_each_folder_above_a_closer_one_winning(home, tmp_path):
+    """Claude Code reads .mcp.json in the folder it starts in and in every folder above it, the
+    closer file's entry winning (getMcpConfigsByScope('project'))."""
+    top = (tmp_path / "top").resolve()
+    sub = top / "mid" / "leaf"
+    sub.mkdir(parents=True)
+    write(top / ".mcp.json", {"mcpServers": {"shared": {"command": "from-top"}, "top-only": {"command": "t"}}})
+    write(sub / ".mcp.json", {"mcpServers": {"shared": {"command": "from-leaf"}}})
+    cfg = read_client("claude-code", sub, home=home, environ={"HOME": str(home)})
+    got = {n: (s.scope, s.spec.command) for n, s in names(cfg).items()}
+    assert got == {"shared": ("project", "from-leaf"), "top-only": ("project", "t")}
+    assert [(o.name, o.source) for o in cfg.left_out] == [("shared", str(top / ".mcp.json"))]
+    looked = " ".join(cfg.lines())
+    assert str(top / "mid" / ".mcp.json") not in looked  # a folder above without one is not a note

@@ -52,15 +52,12 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> Client
     local = (state.get("projects") or {}).get(key)
     local = local if isinstance(local, dict) else {}
     env = {**environ, **cfg.env}
-    mcp_json = project / ".mcp.json"
-    data, lines = load_object(mcp_json, cfg, "project", shown)
     at_project = ("projects", key, "mcpServers")
     found = [*entries_of(state.get("mcpServers"), Where(shown(state_path), "user", cfg.label, lines_at(state_lines, "mcpServers")),
                          KNOWN, env, cfg, rank=2, source=f"{shown(state_path)} mcpServers"),
              *entries_of(local.get("mcpServers"), Where(shown(state_path), "local", cfg.label, lines_at(state_lines, *at_project)),
                          KNOWN, env, cfg, rank=0, source=f"{shown(state_path)} projects[{key!r}].mcpServers"),
-             *entries_of(data.get("mcpServers"), Where(shown(mcp_json), "project", cfg.label, lines_at(lines, "mcpServers")),
-                         KNOWN, env, cfg, rank=1)]
+             *_mcp_json_entries(project, cfg, env, shown)]
     kept, replaced = by_precedence(found, cfg.label)
     for item in kept:
         _switch(cfg, item, local, settings, shown(state_path))
@@ -71,6 +68,22 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> Client
     elif settings.get("model"):
         cfg.model, cfg.model_source = str(settings["model"]), "the model of Claude Code's settings"
     return cfg
+
+
+def _mcp_json_entries(project: Path, cfg: ClientConfig, env: Mapping[str, str], shown) -> list:
+    """The project-scope servers: the .mcp.json of the folder and of each folder above it (not the
+    filesystem's root), a closer file's entry winning, as Claude Code's getMcpConfigsByScope reads them.
+    A folder above that has no .mcp.json is not listed in the notes."""
+    found = []
+    for depth, folder in enumerate([project, *project.parents]):
+        path = folder / ".mcp.json"
+        if folder == Path(folder.anchor) or (depth and not path.exists()):
+            continue
+        data, lines = load_object(path, cfg, "project", shown)
+        found += entries_of(data.get("mcpServers"), Where(shown(path), "project", cfg.label,
+                                                          lines_at(lines, "mcpServers")),
+                            KNOWN, env, cfg, rank=1 + depth / 1000)
+    return found
 
 
 def _settings(paths: list[Path], cfg: ClientConfig) -> dict[str, Any]:

@@ -93,10 +93,10 @@ def editor_variables(values: Mapping[str, str], environ: Mapping[str, str],
     return fill
 
 
-def by_precedence(found: list[tuple[int, ClientServer | LeftOut]], label: str) -> tuple[list, list[LeftOut]]:
+def by_precedence(found: list[tuple[float, ClientServer | LeftOut]], label: str) -> tuple[list, list[LeftOut]]:
     """Per server name, the entry of the highest precedence (the lowest number); the others are left
     out as replaced. Returns (servers and left-outs that won, the replaced ones)."""
-    best: dict[str, tuple[int, ClientServer | LeftOut]] = {}
+    best: dict[str, tuple[float, ClientServer | LeftOut]] = {}
     replaced: list[LeftOut] = []
     for rank, item in found:
         held = best.get(item.name)
@@ -134,7 +134,7 @@ def lines_at(lines: dict[tuple, int], *prefix) -> Callable[[str, str | None], in
 
 
 def entries_of(servers: Any, where: Where, known: frozenset[str], environ: Mapping[str, str], cfg: ClientConfig,
-               *, rank: int = 0, source: str | None = None, **options) -> list[tuple[int, ClientServer | LeftOut]]:
+               *, rank: float = 0, source: str | None = None, **options) -> list[tuple[float, ClientServer | LeftOut]]:
     """(rank, server or left-out) for each entry of an `mcpServers`-like object (see read_entry, which
     `options` go to); its warnings are added to cfg, and its count to the file's."""
     if servers is None:
