@@ -327,3 +327,17 @@ def test_limits_flagged_one_over(project, capsys, tmp_path, client, model, tools
     assert code == 0 and len(doc["tools"]) == tools
     assert len(doc["limits"]) == len(flagged) and all(
         any(f in line for line in doc["limits"]) for f in flagged), doc["limits"]
+
+
+def test_markdown_counts_read_as_the_table_prints_them(project, capsys, tmp_path):
+    home, _ = project
+    snap = tmp_path / "snap.json"
+    snap.write_text(json.dumps({"servers": {"big": {"tools": [
+        {"name": "long", "description": "alpha " * 1500, "inputSchema": {"type": "object"}}]}}}))
+    (home / ".claude.json").write_text(json.dumps({"mcpServers": {"big": {"command": "unused"}}}))
+    _, doc = context(capsys, "--client", "claude-code", "--snapshot", str(snap))
+    [tokens] = [t["tokens"] for t in doc["tools"]]
+    assert tokens > 1000
+    assert main(["context", "--client", "claude-code", "--snapshot", str(snap), "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert f"| {tokens:,} |" in out and f"| {tokens} |" not in out

@@ -60,9 +60,14 @@ def context_markdown(ctx: ClientContext) -> str:
     out += [f"- {escape(line)}" for line in summary_lines(ctx)]
     if ctx.limits:
         out += ["", "**Over a limit:**", ""] + [f"- {escape(x)}" for x in ctx.limits]
-    out += ["", "### Per server", "", table(SERVER_COLUMNS, server_rows(ctx), right=range(2, 7)),
-            "", "### Per tool", "", table(TOOL_COLUMNS, tool_rows(ctx), right=(3, 4))]
+    out += ["", "### Per server", "", table(SERVER_COLUMNS, _grouped(server_rows(ctx)), right=range(2, 7)),
+            "", "### Per tool", "", table(TOOL_COLUMNS, _grouped(tool_rows(ctx)), right=(3, 4))]
     if ctx.notes:
         out += ["", "### Notes", ""] + [f"- {escape(n)}" for n in ctx.notes]
     out += ["", f"Sources: {escape('; '.join(ctx.sources))}"]
     return "\n".join(out) + "\n"
+
+
+def _grouped(rows: list[list]) -> list[list]:
+    """Counts with thousands separators, as the text table prints them (1,734, not 1734)."""
+    return [[f"{v:,}" if isinstance(v, int) else v for v in row] for row in rows]
