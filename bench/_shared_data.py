@@ -7,16 +7,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+import _attack_sets as attack_sets  # noqa: E402
 from _public_data import (  # noqa: E402
     SIMILARITY_GITHUB,
     SIMILARITY_PAIRS,
     absent_reason,
+    benign_sets,
     load_real_tools,
     shared_path,
     similarity_tools,
 )
 
-__all__ = ["SIMILARITY_GITHUB", "SIMILARITY_PAIRS", "load_real_tools", "shared_or_skip", "similarity_tools"]
+__all__ = ["SIMILARITY_GITHUB", "attack_sets", "benign_sets", "SIMILARITY_PAIRS", "load_real_tools", "shared_or_skip", "similarity_tools"]
 
 
 def shared_or_skip(*parts: str, leaving_out: str) -> Path | None:

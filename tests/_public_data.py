@@ -51,8 +51,22 @@ def real_tool_files() -> list[Path]:
 
 
 def load_real_tools() -> ts.Registry:
-    """All real tools: 1,294 on 40 servers with the shared data, fewer without it."""
+    """All real tools: 2,311 on 84 servers with the shared data, fewer without it."""
     return ts.load(*real_tool_files())
+
+
+MCP_BENCH_CATALOG = ("retrieval", "mcp-bench", "catalog.json")  # 257 tools of 28 servers
+
+
+def benign_sets() -> list[tuple[str, ts.Registry]]:
+    """The real benign tool sets present, each as one registry: the committed captures, the public servers'
+    lists of ../shared/data/tools and the MCP-Bench catalog (the attack sets' siblings: `_attack_sets`)."""
+    out = [("real tools captured from npm and PyPI (tests/data/real_tools)", ts.load(REAL_TOOLS))]
+    if (tools := shared_path("tools")) is not None:
+        out.append(("public servers' tool lists (../shared/data/tools)", ts.load(tools)))
+    if (catalog := shared_path(*MCP_BENCH_CATALOG)) is not None:
+        out.append(("MCP-Bench catalog (../shared/data/retrieval/mcp-bench)", ts.load(catalog)))
+    return out
 
 
 def similarity_tools() -> ts.Registry:

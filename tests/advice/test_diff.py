@@ -240,7 +240,7 @@ def test_token_neutral_and_schema_edits_are_flagged_but_a_server_move_is_not():
     swap = reg(Tool("get_page", "Get a page by ID.", schema("id"), server="docs"))
     d = diff(old, swap)
     assert list(d.security_changes["security"]) == ["new text under the same name: description"]
-    enum = {"type": "object", "properties": {"id": {"type": "string", "enum": ["a", "<IMPORTANT>b</IMPORTANT>"]}}}
+    enum = {"type": "object", "properties": {"id": {"type": "string", "enum": ["a", "<SYSTEM>b</SYSTEM>"]}}}
     d = diff(old, reg(Tool("get_page", "Get a page by id.", enum, server="docs")))
     assert list(d.security_changes["security"]) == [
         "new text under the same name: input schema; the new text raises poisoning-instructions"]

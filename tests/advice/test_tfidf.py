@@ -1,5 +1,5 @@
 """The numpy TF-IDF and neighbour search against independent oracles: scikit-learn's TfidfVectorizer
-(a dev dependency only) on the folded texts of 1,294 real tools (with ../shared/data), and a brute-force
+(a dev dependency only) on the folded texts of 2,311 real tools (with ../shared/data), and a brute-force
 dense top-k."""
 
 import numpy as np
@@ -16,10 +16,10 @@ from toolsurvey.advice.thresholds import load_config
 
 @pytest.fixture(scope="module")
 def texts():
-    shared("tools")  # 176 of the 1,294 tools are there, and the tests below index by that count
+    shared("tools")  # 176 of the 2,311 tools are there (tests/data/real_tools/README.md)
     fold = Folder(load_config()["similarity"])
     out = [fold.text(t) for t in load_real_tools()]
-    assert len(out) == 1294
+    assert len(out) == 2311
     return out
 
 
@@ -65,13 +65,13 @@ def test_pair_cosines_match_scikit_learn(texts):
 
 
 def test_similarities_by_product_and_by_postings_are_within_their_slack_of_the_dense_product(texts):
-    """On 1,294 texts, terms in more than 16 rows go through the (float32) matrix product, the rest
+    """On 2,311 texts, terms in more than 16 rows go through the (float32) matrix product, the rest
     through their postings: both halves are exercised, and every entry is within `slack` of the exact
     cosine, the bound the neighbour search relies on to keep every true neighbour a candidate."""
     x, want = Tfidf(texts), sklearn_rows(texts)
     limit, frequent = x._frequent()
     assert 0 < frequent.shape[1] < x.v and (x.df <= limit).any()
-    rows, cols = np.arange(0, 1294, 3), np.arange(1, 1294, 2)
+    rows, cols = np.arange(0, len(texts), 3), np.arange(1, len(texts), 2)
     error = np.abs(x.similarities(rows, cols) - (want[rows] @ want[cols].T).toarray())
     assert error.max() < x.slack < 1e-4
     assert error.max() > 0  # float32: the screen is not exact, the chosen neighbours are (below)
@@ -127,6 +127,7 @@ def test_nearest_in_a_block_keeps_k_members_each_even_with_nothing_in_common(tex
     m = np.arange(100, 160, dtype=np.int64)
     sims = (sklearn_rows(texts)[m] @ sklearn_rows(texts)[m].T).toarray()
     expected = {(int(m[min(i, j)]), int(m[max(i, j)])) for i, j in brute_top_k(sims, 4, positive=False)}
-    assert {divmod(int(c), 1294) for c in nearest_in(x, m, 4, 1294)} == expected
-    blank = {divmod(int(c), 1294) for c in nearest_in(None, m, 4, 1294)}  # every cosine 0: the first members
+    n = len(texts)
+    assert {divmod(int(c), n) for c in nearest_in(x, m, 4, n)} == expected
+    blank = {divmod(int(c), n) for c in nearest_in(None, m, 4, n)}  # every cosine 0: the first members
     assert blank == {(int(m[min(i, j)]), int(m[max(i, j)])) for i, j in brute_top_k(np.zeros((60, 60)), 4, False)}

@@ -20,7 +20,7 @@ from ..model.scenario import load_scenario
 from ..model.simulate import simulate
 from ..providers.constants import rendering_for
 from ..providers.prices import load_prices, price_for
-from .poisoning import scan
+from .poisoning.scan import scan, server_tools
 from .thresholds import load_config
 
 # Tool fields compared, and how each is named in "what changed".
@@ -119,10 +119,12 @@ def what_changed(old: Tool, new: Tool) -> str:
     return ", ".join(out)
 
 
-def _scanner() -> Any:
-    """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises."""
+def _scanner(*regs: Registry) -> Any:
+    """The poisoning scan with the bundled patterns: tool -> set of rule ids it raises (a tool's server
+    is its server in any of `regs`, so an order about a tool of the same server stays guidance)."""
     cfg = load_config()["poisoning"]
-    return lambda tool: {s.rule for s in scan(tool, cfg)}
+    names = server_tools(Registry.from_tools(t for reg in regs for t in reg))
+    return lambda tool: {s.rule for s in scan(tool, cfg, names.get(tool.server, frozenset()))}
 
 
 def rug_pull(old: Tool, new: Tool, scan: Any = None) -> str:
@@ -190,7 +192,7 @@ def _tool_rows(old: Registry, new: Registry, fp_old: pd.DataFrame, fp_new: pd.Da
     tok_new = {(r.server, r.tool): int(r.tokens) for r in tools_only(fp_new).itertuples()}
     tools_old = {(t.server, t.name): t for t in old}
     tools_new = {(t.server, t.name): t for t in new}
-    scan = _scanner()
+    scan = _scanner(old, new)
     rows = []
     for ka, kb in _match(list(tools_old), list(tools_new)):
         a, b = tools_old.get(ka), tools_new.get(kb)

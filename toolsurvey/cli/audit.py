@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 HELP = "find tool-contract defects (descriptions, schemas, names, near-duplicates, poisoning), ranked by impact"
-FORMATS = ("table", "csv", "json", "markdown")
+FORMATS = ("table", "csv", "json", "markdown", "sarif")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -24,6 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
                         "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
+    p.add_argument("--queries", metavar="FILE",
+                   help='JSON Lines of {"id", "query", "gold"}: add the never-found rule (tools no query finds)')
     add_output_args(p, formats=FORMATS)
     from ._progress import add_quiet_arg
 
@@ -55,6 +57,22 @@ def markdown(df, head: str) -> str:
     return f"{head}\n\n" + table(list(df.columns), rows, right=numeric) + "\n"
 
 
+def sarif_log(findings, paths: list[str]) -> str:
+    """The findings as SARIF 2.1.0, each located at its tool's entry in the registry files given."""
+    import json
+    from pathlib import Path
+
+    from .. import __version__
+    from ..advice.audit.run import RULES
+    from ..core.files import read_text
+    from ..present.sarif import locate, sarif
+
+    files = [f for p in paths if p != "-" for f in (sorted(Path(p).glob("*.json")) if Path(p).is_dir() else [Path(p)])]
+    texts = {f.as_posix(): read_text(f, "registry") for f in files}
+    where = locate(texts, set(zip(findings["server"], findings["tool"], strict=True)))
+    return json.dumps(sarif(findings, RULES, version=__version__, locations=where), indent=1) + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
     from ..advice.audit.run import audit, fails, summary
     from ._common import emit, load_registry, write
@@ -65,12 +83,14 @@ def run(args: argparse.Namespace) -> int:
 
     with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
         findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own,
-                         progress=lambda total: bar.advance(total=total))
+                         progress=lambda total: bar.advance(total=total), queries=args.queries)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]
     head = header(findings, len(reg))
-    if args.format == "table" and out.empty:
+    if args.format == "sarif":
+        write(sarif_log(findings, args.paths), args.output)
+    elif args.format == "table" and out.empty:
         write(head + "\n", args.output)
     elif args.format == "markdown":
         write(markdown(out, head), args.output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ...core.registry import Registry
+from ...core.registry import Registry, Tool
 from .rule import Ctx, Hit, short
 
 
@@ -51,11 +51,22 @@ def check_name_mirrors_endpoint(ctx: Ctx):
 
 
 def check_name_collision(reg: Registry, cfg: dict, encoding: str):
+    by_name: dict[str, list[Tool]] = {}
+    for t in reg:
+        by_name.setdefault(t.name, []).append(t)
     for name, servers in sorted(reg.collisions().items()):
-        for t in reg:
-            if t.name == name:
-                others = sorted({s for s in servers if s != t.server})
-                where = (f"also defined by {', '.join(others)}" if others
-                         else f"defined {servers.count(t.server)} times in {t.server}")
-                yield Hit(f"{name!r} is {where}", tool=t,
-                          fix=f"prefix the name with the service it belongs to (e.g. {t.server}_{name})")
+        for t in by_name[name]:
+            others = [o for o in by_name[name] if o.server != t.server]
+            where = (f"also defined by {', '.join(sorted({o.server for o in others}))}{_kinship(t, others)}"
+                     if others else f"defined {servers.count(t.server)} times in {t.server}")
+            yield Hit(f"{name!r} is {where}", tool=t,
+                      fix=f"prefix the name with the service it belongs to (e.g. {t.server}_{name})")
+
+
+def _kinship(t: Tool, others: list[Tool]) -> str:
+    """What the same name on other servers means: a copy, a look-alike that may squat, or another tool."""
+    if all(o.as_sent() == t.as_sent() for o in others):
+        return " with the same definition (the same server twice?)"
+    if any(o.description == t.description for o in others):
+        return " with the same description and a different schema: one of them may be squatting on the name"
+    return "; a client that drops server prefixes may call the wrong one"
