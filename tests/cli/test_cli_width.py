@@ -38,12 +38,18 @@ def too_wide(lines: list[str]) -> list[str]:
     return [line for line in lines if len(line) > WIDTH]
 
 
-def claude_code_home(tmp_path, reg_path) -> dict:
-    """A HOME whose ~/.claude.json names the registry's servers (measured from the file with --snapshot)."""
+def client_home(tmp_path, reg_path) -> dict:
+    """A HOME whose Claude Code, Codex and Gemini CLI configs name the registry's servers (measured
+    from the file with --snapshot)."""
     servers = ts.load(reg_path).servers
     home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    (home / ".claude.json").write_text(json.dumps({"mcpServers": {n: {"command": "unused"} for n in servers}}))
+    (home / ".codex").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini").mkdir(exist_ok=True)
+    entries = json.dumps({"mcpServers": {n: {"command": "unused"} for n in servers}})
+    (home / ".claude.json").write_text(entries)
+    (home / ".gemini" / "settings.json").write_text(entries)
+    (home / ".codex" / "config.toml").write_text(
+        "".join(f'[mcp_servers.{json.dumps(n)}]\ncommand = "unused"\n' for n in servers))
     return {"HOME": str(home)}
 
 
@@ -67,11 +73,12 @@ def test_every_command_fits_100_columns_on_a_real_registry(reg, tmp_path, monkey
         code, lines = lines_of(argv)
         assert code in (0, 1), (argv, lines[-3:])
         wide[argv[0] + " " + " ".join(map(str, argv[2:]))] = too_wide(lines)
-    for key, value in claude_code_home(tmp_path, reg).items():
+    for key, value in client_home(tmp_path, reg).items():
         monkeypatch.setenv(key, value)
-    code, lines = lines_of(["context", "--client", "claude-code", "--snapshot", reg])
-    assert code == 0, lines[-3:]
-    wide["context"] = too_wide(lines)
+    for client in ("claude-code", "codex", "gemini-cli"):  # their notes on the names they rewrite too
+        code, lines = lines_of(["context", "--client", client, "--snapshot", reg, "--project", tmp_path])
+        assert code == 0, (client, lines[-3:])
+        wide[f"context {client}"] = too_wide(lines)
     assert {k: v for k, v in wide.items() if v} == {}
 
 
