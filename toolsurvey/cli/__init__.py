@@ -1,14 +1,17 @@
 """The `toolsurvey` command: one sub-command per module in this package.
 
 Here the underscore says which modules are commands: a module without one is a sub-command (it has
-HELP, configure and run); `_args`, `_common`, `_counting`, `_measure` and `_progress` are the
-commands' shared helpers, whose public names the commands import. The commands import the engine
-inside `run()`, so parsing arguments (and `--help`) loads no pandas.
+HELP, configure and run); `_args`, `_common`, `_counting`, `_measure`, `_progress` and `_servers`
+are the commands' shared helpers, whose public names the commands import. Every line a command
+prints goes through `_common` (`say`, `fit`, the tables), which fits it to the terminal, or to 100
+columns, unless --wide. The commands import the engine inside `run()`, so parsing arguments (and
+`--help`) loads no pandas.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -31,6 +34,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser for every sub-command, or, given `only`, one whose other sub-commands are listed but
     not configured (configuring may import the module that owns an option's choices)."""
     from ._args import Parser
+    from ._common import add_wide_arg
 
     parser = Parser(
         prog="toolsurvey",
@@ -45,6 +49,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         p.add_argument("--max-input-bytes", type=_byte_count, default=None, metavar="N",
                        help="refuse an input file (registry, usage log, scenario, config) larger than this "
                             "(default: 128 MiB; accepts K, M, G suffixes)")
+        with contextlib.suppress(argparse.ArgumentError):  # the commands with tables define it themselves
+            add_wide_arg(p)
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -102,11 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
     args = parser.parse_args(argv)
     from ..core.files import MAX_INPUT_BYTES, input_limit
+    from ._common import output_width
 
     _received.clear()
     previous = _on_termination(_terminate)
     try:
-        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES):
+        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES), output_width(args.wide):
             return int(args._run(args) or 0)
     except KeyboardInterrupt as e:
         if not _received and not isinstance(e, Terminated):

@@ -32,11 +32,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
     from ..errors import InputError
     from ..inputs.traces.load import load_traces
-    from ._common import emit, print_warnings
+    from ._common import emit, print_warnings, say
     from ._progress import Bar
 
     if args.cv and not args.compare:
@@ -47,11 +45,11 @@ def run(args: argparse.Namespace) -> int:
                          progress=lambda total: bar.advance(total=total))
     print_warnings(tr.problems)
     if args.format != "table":
-        print(tr.summary(), file=sys.stderr)
+        say(tr.summary())
     if args.compare:
         table, header = _compared(tr, args.cv, args.prices)
         if args.format != "table":
-            print(header, file=sys.stderr)
+            say(header)
         emit(table, args.format, args.output, header=tr.summary() + "\n" + header, wide=args.wide)
         return 0
     emit(tr.totals(args.by), args.format, args.output, header=tr.summary(), wide=args.wide)
