@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ...core.jsonlines import documents
 from .collector import PROGRESS, Collector
-from .fields import anthropic_usage, arguments, result_text, split_name, stem
+from .fields import anthropic_usage, result_text, split_name, stem
 
 # Line types that carry the conversation: any of them identifies a Claude Code file.
 CLAUDE_TYPES = frozenset({"user", "assistant", "summary", "system", "progress"})
@@ -74,7 +74,7 @@ def _assistant(path: str, n: int, rec: dict, msg: dict, where: dict, c: Collecto
         if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id"):
             server, tool = split_name(str(b.get("name", "")))
             c.call(str(b["id"]), {**where, "timestamp": ts, "tool": tool, "server": server,
-                                  "arguments": arguments(b.get("input"))})
+                                  "arguments": b.get("input")})
     usage = msg.get("usage")
     if not isinstance(usage, dict):
         if source == "file":
@@ -86,6 +86,8 @@ def _assistant(path: str, n: int, rec: dict, msg: dict, where: dict, c: Collecto
 
 
 def _results(msg: dict, c: Collector) -> None:
+    if c.lean:
+        return
     content = msg.get("content")
     for b in content if isinstance(content, list) else []:
         if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id"):

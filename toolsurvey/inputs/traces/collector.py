@@ -10,14 +10,16 @@ counted twice.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.choices import DEFAULT_ENCODING
 from ...core.jsonlines import Skips
-from ...core.tokens import DEFAULT_ENCODING, get_encoding
+from .fields import arguments
 
 USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
 # Rows are stored as lists in these column orders (a dict per row would take several times the memory).
@@ -28,6 +30,7 @@ AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 _TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
 FILE, PROGRESS = "file", "progress"  # where a request's usage was read
+_ZONED = re.compile(r"(Z|z|[+-]\d\d(:?\d\d)?)$")  # an ISO time that says its zone
 
 
 def _intern(v: Any) -> Any:
@@ -53,11 +56,16 @@ class Collector:
     progress_only: int = -1       # after `resolve`: requests counted from progress lines alone
     progress_in_files: int = 0    # after `resolve`: requests of progress lines that files also had
     files: dict[str, str] = field(default_factory=dict)
+    lean: bool = False            # totals only: no call arguments, no tool results (the summary views)
+    naive_times: list = field(default_factory=lambda: [0, "", 0])  # usage lines with a time but no zone: n, first place
 
     def request(self, key: str, file: str, line: int, row: dict, source: str = FILE) -> None:
         """Count a request's usage once: streamed lines of one request keep each field's largest value."""
         self.usage_lines += 1
         self.line_tokens += sum(row[f] for f in USAGE_FIELDS)
+        ts = row["timestamp"]
+        if isinstance(ts, str) and not _ZONED.search(ts):
+            self._naive(file, line)
         book = self.requests if source == FILE else self.progress
         old = book.get(key)
         if old is None:
@@ -78,6 +86,11 @@ class Collector:
         if not old[AT["model"]]:
             old[AT["model"]] = _intern(row["model"])
 
+    def _naive(self, file: str, line: int, n: int = 1) -> None:
+        if not self.naive_times[0]:
+            self.naive_times[1:] = [file, line]
+        self.naive_times[0] += n
+
     def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
         self.duplicate_files += 1
         self.repeated.add(key)
@@ -94,11 +107,13 @@ class Collector:
             seen[3] = seen[3] or with_usage
 
     def call(self, call_id: str, row: dict) -> None:
+        """A tool call, once per call id; `row["arguments"]` as given (an object or JSON text)."""
         if call_id not in self.calls:
-            self.calls[call_id] = tuple(_intern(row[f]) if f != "arguments" else row[f] for f in CALL_FIELDS)
+            args = "" if self.lean else arguments(row["arguments"])
+            self.calls[call_id] = (*(_intern(row[f]) for f in CALL_FIELDS[:-1]), args)
 
     def result(self, call_id: str, text: str | None, error: bool) -> None:
-        if call_id not in self.results:
+        if call_id not in self.results and not self.lean:
             self.results[call_id] = [text, error, None]
 
     def resolve(self) -> None:
@@ -151,6 +166,8 @@ class Collector:
                 self.unknown_types[kind] = [n, file, line, usage]
         self.skips.merge(other.skips)
         self.not_traces.update(other.not_traces)
+        if other.naive_times[0]:
+            self._naive(other.naive_times[1], other.naive_times[2], other.naive_times[0])
         self.usage_lines += other.usage_lines
         self.line_tokens += other.line_tokens
         self.duplicate_files += other.duplicate_files
@@ -161,6 +178,10 @@ class Collector:
 
 def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING, chunk: int = 2048) -> list[float]:
     """Tokens of each text (NaN for None), encoded in batches so memory stays bounded."""
+    from ...core.tokens import (
+        get_encoding,  # tiktoken only where tokens are counted: the summary views count none
+    )
+
     enc = get_encoding(encoding)
     out: list[float] = []
     batch: list[str] = []

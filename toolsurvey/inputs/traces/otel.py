@@ -6,7 +6,7 @@ from typing import Any
 
 from ...core.jsonlines import documents
 from .collector import Collector
-from .fields import arguments, definitions, non_negative, result_text, split_name, stem
+from .fields import definitions, non_negative, result_text, split_name, stem
 
 CHAT_OPS = {"chat", "text_completion", "generate_content"}
 
@@ -66,10 +66,11 @@ def _span(path: str, n: int, span: dict, res: dict, c: Collector) -> None:
         call_id = str(a.get("gen_ai.tool.call.id") or span.get("spanId") or f"{path}:{n}")
         server, tool = split_name(str(a.get("gen_ai.tool.name") or ""))
         c.call(call_id, {"session": session, "subagent": False, "agent": "", "timestamp": ts, "tool": tool,
-                         "server": server, "arguments": arguments(a.get("gen_ai.tool.call.arguments"))})
+                         "server": server, "arguments": a.get("gen_ai.tool.call.arguments")})
         status = (span.get("status") or {}).get("code")
         err = status in (2, "STATUS_CODE_ERROR") or bool(a.get("error.type"))
         result = a.get("gen_ai.tool.call.result")
-        c.result(call_id, None if result is None else result_text(result), err)
+        if not c.lean:
+            c.result(call_id, None if result is None else result_text(result), err)
     else:
         c.other_lines += 1

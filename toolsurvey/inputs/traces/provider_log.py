@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...core.jsonlines import documents
 from .collector import Collector
-from .fields import anthropic_usage, arguments, definitions, non_negative, result_text, split_name, stem
+from .fields import anthropic_usage, definitions, non_negative, result_text, split_name, stem
 
 
 def provider_log(path: str, c: Collector) -> None:
@@ -30,8 +30,8 @@ def provider_log(path: str, c: Collector) -> None:
         for call_id, name, args in _calls(resp):
             server, tool = split_name(name)
             c.call(call_id, {"session": session, "subagent": False, "agent": "", "timestamp": ts,
-                             "tool": tool, "server": server, "arguments": arguments(args)})
-        for call_id, text, err in _results(req):
+                             "tool": tool, "server": server, "arguments": args})
+        for call_id, text, err in () if c.lean else _results(req):
             c.result(call_id, text, err)
 
 
