@@ -224,7 +224,7 @@ def test_unphased_tools_stay_visible_or_are_hidden():
                 unphased="hide")
     # get_active_alerts and get_owner match no phase: visible everywhere, or nowhere
     assert any("match no phase" in w for w in keep.warnings)
-    mean = lambda p: p.table.set_index("metric").loc["mean tools visible", "after"]  # noqa: E731
+    mean = lambda p: p.table.set_index("metric").loc["mean tools visible", "after"]
     assert mean(keep) == pytest.approx((2 * 4 + 1 * 3) / 3)
     assert mean(hide) == pytest.approx((2 * 2 + 1 * 1) / 3)
 
@@ -324,7 +324,7 @@ def test_default_plan_on_several_vendors_merges_only_within_a_server(tmp_path):
     # the saving is the deletes plus the one merge, exactly (every tool visible on every request)
     tools = {t.key: t for t in reg}
     enc = get_encoding("o200k_base")
-    tok = lambda t: len(enc.encode_ordinary(compact({"name": t.name, "description": t.description,  # noqa: E731
+    tok = lambda t: len(enc.encode_ordinary(compact({"name": t.name, "description": t.description,
                                                      "inputSchema": t.input_schema})))
     merged = merge_tools([tools["github/get_issue"], tools["github/get_issue_details"]], name=merges[0].target.split("/")[1])
     expected = (tok(tools["slack/list_channels"]) + tok(tools["github/search_code"])
@@ -398,7 +398,7 @@ def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():
     [gate] = [a for a in p.actions if a.kind == "gate"]
     tools = {t.key: t for t in small()}
     enc = get_encoding("o200k_base")
-    tok = lambda k: len(enc.encode_ordinary(compact({"name": tools[k].name, "description": tools[k].description,  # noqa: E731
+    tok = lambda k: len(enc.encode_ordinary(compact({"name": tools[k].name, "description": tools[k].description,
                                                      "inputSchema": tools[k].input_schema})))
     assert gate.tokens_per_request == pytest.approx(-sum(tok(k) for k in tools if k != "obs/search_logs"))
     s = p.stages.set_index("stage")["cost_per_task"]
@@ -411,7 +411,7 @@ def test_docs_quote_the_samples_plan_as_it_is(sample):
     text = " ".join((ROOT / "docs" / "audit.md").read_text("utf-8").split())
     t = sample.table.set_index("metric")
     kinds = [a.kind for a in sample.actions]
-    row = lambda m, f: f"{f(t.loc[m, 'before'])} -> {f(t.loc[m, 'after'])}"  # noqa: E731
+    row = lambda m, f: f"{f(t.loc[m, 'before'])} -> {f(t.loc[m, 'after'])}"
     for quoted in [row("tools registered", lambda v: f"{v:.0f}") + " tools",
                    f"{kinds.count('delete')} deletes, {kinds.count('merge')} merges",
                    f"{kinds.count('trim')} trims",

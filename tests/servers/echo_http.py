@@ -23,7 +23,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", "0")
         self.end_headers()
 
-    do_GET = do_DELETE = lambda self: self._empty(405)  # noqa: E731 - no SSE stream, no sessions
+    do_GET = do_DELETE = lambda self: self._empty(405)  # no SSE stream, no sessions
 
     def do_POST(self):
         msg = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))

@@ -139,7 +139,7 @@ def _restates(name: str, desc: str, cfg: dict) -> bool:
     for group in cfg["restate_synonyms"]:
         for w in group:
             synonym[w] = group[0]
-    canon = lambda w: synonym.get(w, w)  # noqa: E731
+    canon = lambda w: synonym.get(w, w)
     name_set = {canon(stem(w)) for w in name_words(name)}
     stop = set(cfg["restate_stop_words"])
     content = [canon(w) for w in words if w not in stop]
