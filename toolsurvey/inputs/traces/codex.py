@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from ...core.jsonlines import documents
-from .collector import Collector
+from .collector import Collector, where
 from .fields import non_negative, result_text, split_name, stem
 
 CODEX_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
@@ -115,10 +115,8 @@ def _token_count(path: str, n: int, rec: dict, p: dict, s: _Session, c: Collecto
     # keyed by content within a thread, so a fork's replay of its parent matches the parent's events;
     # without a running total nothing identifies a repeat, and each line is its own request
     key = f"codex:{s.thread}:{total}:{last}" if total is not None else f"{path}:{n}"
-    c.request(key, path, n, {"session": s.id, "subagent": s.subagent, "agent": "", "timestamp": rec.get("timestamp"),
-                             "model": model, "tool_definition_tokens": None, "project": s.cwd,
-                             "input_tokens": inp - cached, "cache_write_5m": 0, "cache_write_1h": 0,
-                             "cache_read": cached, "output_tokens": out})
+    c.request(key, path, n, where(s.id, s.subagent, "", s.cwd), rec.get("timestamp"), model,
+              (inp - cached, 0, 0, cached, out))
 
 
 def _item(p: dict, ts: Any, s: _Session, c: Collector) -> None:
@@ -126,8 +124,7 @@ def _item(p: dict, ts: Any, s: _Session, c: Collector) -> None:
     call_id = p.get("call_id") or p.get("id")
     if kind in _CALLS and call_id:
         server, tool = codex_name(str(p.get("name") or ("local_shell" if kind == "local_shell_call" else "")))
-        c.call(str(call_id), {"session": s.id, "subagent": s.subagent, "agent": "", "timestamp": ts, "tool": tool,
-                              "server": server, "arguments": p.get(_CALLS[kind])})
+        c.call(str(call_id), where(s.id, s.subagent, "", s.cwd), ts, tool, server, p.get(_CALLS[kind]))
     elif kind in _OUTPUTS and call_id and not c.lean:
         out = p.get("output")
         err = isinstance(out, dict) and out.get("success") is False

@@ -14,11 +14,11 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ...core.choices import DEFAULT_ENCODING
-from ...core.jsonlines import Skips
+from ...core.jsonlines import Skipped, Skips
 from .fields import arguments
 
 USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
@@ -33,8 +33,16 @@ FILE, PROGRESS = "file", "progress"  # where a request's usage was read
 _ZONED = re.compile(r"(Z|z|[+-]\d\d(:?\d\d)?)$")  # an ISO time that says its zone
 
 
+_FILE, _LINES, _MODEL = AT["file"], AT["lines"], AT["model"]
+
+
 def _intern(v: Any) -> Any:
     return sys.intern(v) if isinstance(v, str) else v
+
+
+def where(session: str, subagent: bool, agent: str, project: str) -> tuple:
+    """Whose a request or call is: (session, subagent, agent, project), strings interned (rows share them)."""
+    return sys.intern(session), subagent, sys.intern(agent), sys.intern(project)
 
 
 @dataclass
@@ -43,7 +51,7 @@ class Collector:
 
     requests: dict[str, list] = field(default_factory=dict)
     progress: dict[str, list] = field(default_factory=dict)   # requests seen in progress lines only, so far
-    calls: dict[str, tuple] = field(default_factory=dict)
+    calls: dict[str, tuple | str] = field(default_factory=dict)
     results: dict[str, list] = field(default_factory=dict)
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
@@ -59,32 +67,31 @@ class Collector:
     lean: bool = False            # totals only: no call arguments, no tool results (the summary views)
     naive_times: list = field(default_factory=lambda: [0, "", 0])  # usage lines with a time but no zone: n, first place
 
-    def request(self, key: str, file: str, line: int, row: dict, source: str = FILE) -> None:
-        """Count a request's usage once: streamed lines of one request keep each field's largest value."""
+    def request(self, key: str, file: str, line: int, where: tuple, timestamp: Any, model: str, usage: tuple,
+                source: str = FILE, definitions: str | None = None) -> None:
+        """Count a request's usage (USAGE_FIELDS order) once: streamed lines of one request keep each
+        field's largest value. `where` is (session, subagent, agent, project), see `where`."""
         self.usage_lines += 1
-        self.line_tokens += sum(row[f] for f in USAGE_FIELDS)
-        ts = row["timestamp"]
-        if isinstance(ts, str) and not _ZONED.search(ts):
+        self.line_tokens += sum(usage)
+        if timestamp.__class__ is str and timestamp[-1:] != "Z" and not _ZONED.search(timestamp):
             self._naive(file, line)
         book = self.requests if source == FILE else self.progress
         old = book.get(key)
         if old is None:
-            book[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
-                         _intern(row["model"]), row["tool_definition_tokens"],
-                         *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line], source,
-                         _intern(row.get("project", ""))]
+            session, subagent, agent, project = where
+            book[key] = [session, subagent, agent, timestamp, sys.intern(model), definitions, *usage, key, file, line,
+                         [line], source, project]
             return
-        if old[AT["file"]] != file:
+        if old[_FILE] != file:
             if source == FILE:
                 self._seen_elsewhere(key, file, line, old)
             return  # progress lines repeated in a resumed session's file: the same request
-        old[AT["lines"]].append(line)
-        for i in _USAGE_AT:
-            v = row[REQUEST_FIELDS[i]]
+        old[_LINES].append(line)
+        for i, v in zip(_USAGE_AT, usage, strict=True):
             if v > old[i]:
                 old[i] = v
-        if not old[AT["model"]]:
-            old[AT["model"]] = _intern(row["model"])
+        if not old[_MODEL]:
+            old[_MODEL] = sys.intern(model)
 
     def _naive(self, file: str, line: int, n: int = 1) -> None:
         if not self.naive_times[0]:
@@ -106,11 +113,11 @@ class Collector:
             seen[0] += 1
             seen[3] = seen[3] or with_usage
 
-    def call(self, call_id: str, row: dict) -> None:
-        """A tool call, once per call id; `row["arguments"]` as given (an object or JSON text)."""
-        if call_id not in self.calls:
-            args = "" if self.lean else arguments(row["arguments"])
-            self.calls[call_id] = (*(_intern(row[f]) for f in CALL_FIELDS[:-1]), args)
+    def call(self, call_id: str, where: tuple, timestamp: Any, tool: str, server: str | None, args: Any) -> None:
+        """A tool call, once per call id (CALL_FIELDS); `args` as given (an object or JSON text)."""
+        if call_id not in self.calls:  # lean: the tool's name alone (the summary counts calls per tool)
+            self.calls[call_id] = sys.intern(tool) if self.lean else (
+                *where[:3], timestamp, sys.intern(tool), _intern(server), arguments(args))
 
     def result(self, call_id: str, text: str | None, error: bool) -> None:
         if call_id not in self.results and not self.lean:
@@ -141,6 +148,25 @@ class Collector:
         reqs = [r for r in self.requests.values() if isinstance(r[at], str)]
         for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
             r[at] = n
+
+    def plain(self) -> dict[str, Any]:
+        """This Collector as plain values (dicts, lists, tuples, text, numbers), for `marshal`."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "skips"}
+        for k in ("not_traces",):
+            out[k] = dict(out[k])
+        s = self.skips
+        out["skips"] = {"items": [tuple(vars(x).values()) for x in s.items], "reasons": dict(s.reasons),
+                        "joined": [tuple(vars(x).values()) for x in s.joined], "unparsed": s.unparsed,
+                        "lost": dict(s.lost), "lost_bytes": dict(s.lost_bytes)}
+        return out
+
+    @classmethod
+    def from_plain(cls, d: dict[str, Any]) -> Collector:
+        """The Collector `plain` made."""
+        s = d.pop("skips")
+        skips = Skips([Skipped(*x) for x in s["items"]], Counter(s["reasons"]), [Skipped(*x) for x in s["joined"]],
+                      s["unparsed"], Counter(s["lost"]), Counter(s["lost_bytes"]))
+        return cls(**{**d, "not_traces": Counter(d["not_traces"]), "skips": skips})
 
     def merge(self, other: Collector) -> None:
         """Add a Collector of later files, as if their lines had been read after this one's."""

@@ -3,7 +3,10 @@ by the reader of that source; a large folder read for its totals alone is split 
 
 from __future__ import annotations
 
+import gc
+import marshal
 import os
+from contextlib import contextmanager
 
 from ...core.choices import DEFAULT_ENCODING
 from .claude_code import claude_code
@@ -74,8 +77,22 @@ def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_E
     return c
 
 
-def _lean_part(job: tuple[list[str], str]) -> Collector:
-    return collect(job[0], job[1], lean=True)
+@contextmanager
+def _no_gc():
+    """The cyclic garbage collector paused: reading builds only trees (parsed JSON) and lists, no
+    cycles, and every collection of a large read walks all its rows again (about a tenth of its time)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _lean_part(job: tuple[list[str], str]) -> bytes:
+    with _no_gc():
+        return marshal.dumps(collect(job[0], job[1], lean=True).plain())  # marshal: several times faster to load
 
 
 def parts(files: list[str], n: int) -> list[list[str]]:
@@ -98,15 +115,16 @@ def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, pr
     each reads a run of neighbouring files, and the runs are merged in order."""
     runs = parts(files, workers) if workers > 1 and len(files) > 1 else [files]
     if len(runs) == 1:
-        return collect(files, format, progress=progress, lean=True)
+        with _no_gc():
+            return collect(files, format, progress=progress, lean=True)
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
     c = Collector(lean=True)
-    with ctx.Pool(len(runs)) as pool:
+    with ctx.Pool(len(runs)) as pool, _no_gc():
         for run, part in zip(runs, pool.imap(_lean_part, [(r, format) for r in runs]), strict=True):
-            c.merge(part)
+            c.merge(Collector.from_plain(marshal.loads(part)))
             for _ in run if progress else ():
                 progress(len(files))
     return c

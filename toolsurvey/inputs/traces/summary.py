@@ -15,12 +15,11 @@ from ...errors import InputError
 from . import engines, read
 from .account import Account, account, headline, type_warnings
 from .billing import bill_rows
-from .collector import AT, CALL_FIELDS
+from .collector import AT
 from .files import source_files
 from .views import View, Window, Zone, view
 
 PARALLEL_BYTES = 32 << 20  # below this, starting worker processes costs more than it saves
-_TOOL = CALL_FIELDS.index("tool")
 _TOKENS = ("input_tokens", "cache_write", "cache_read", "output_tokens")
 
 
@@ -102,5 +101,5 @@ def summarize(source: Any, format: str = "auto", *, prices=None, engine: str = "
     rows = list(c.requests.values())
     costs, warns = bill_rows(rows, prices)
     acc = account(c, rows, costs)
-    tools = Counter(call[_TOOL] for call in c.calls.values())
+    tools = Counter(c.calls.values())  # lean: call id -> tool
     return Summary(rows, costs, acc, warns + type_warnings(c.unknown_types), tools, str(source))

@@ -8,7 +8,6 @@ does); `Window` keeps the requests between --since and --until.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
@@ -143,9 +142,13 @@ class _Sum:
     def add(self, row: list, cost: float, t: datetime | None, breakdown: bool) -> None:
         self.requests += 1
         tok = self.tokens
-        for k, i in enumerate(_USAGE_AT):
-            tok[k] += row[i]
-        if not math.isnan(cost):
+        a, b, c, d, e = _USAGE_AT
+        tok[0] += row[a]
+        tok[1] += row[b]
+        tok[2] += row[c]
+        tok[3] += row[d]
+        tok[4] += row[e]
+        if cost == cost:  # not NaN
             self.cost += cost
             self.priced += 1
         if t is not None:
