@@ -10,7 +10,8 @@ runs as a user runs it, in a fresh process: `ccusage claude daily --offline --js
 CLAUDE_CONFIG_DIR pointing at the set) and `toolsurvey traces DIR --by day --format json`, both in
 UTC, alternating, `--runs` times each. Time is the median wall time; memory is the peak resident
 memory of the whole process tree (ccusage's Node.js launcher and its native binary; toolsurvey and
-its worker processes), summed and sampled every 2 ms with psutil. Both totals (four token counts
+its worker processes), summed and sampled every 2 ms with psutil; CPU time (user + system of the
+tree) is printed too, as it moves less with the machine's load. Both totals (four token counts
 and the cost) are printed and compared, so a ratio is never of two different answers: the bench
 fails when they differ. Last, the start-up of `traces` on a one-line file. Each command runs once
 before it is timed (bytecode written, files cached), and the machine's load average is printed with
@@ -27,6 +28,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -88,11 +90,14 @@ def size_mb(folder: Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 1e6
 
 
-def measure(cmd: list[str], env: dict) -> tuple[float, float, str]:
-    """(wall seconds, peak MB of the process tree, standard output) of one run."""
+def measure(cmd: list[str], env: dict) -> tuple[float, float, float, str]:
+    """(wall seconds, peak MB of the process tree, CPU seconds of the tree, standard output) of one run.
+    CPU time (user + system, every process the command waited for) moves less with the machine's load
+    than wall time."""
     import psutil
 
     out = tempfile.TemporaryFile()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.DEVNULL)
     peak = 0
@@ -105,10 +110,12 @@ def measure(cmd: list[str], env: dict) -> tuple[float, float, str]:
             pass
         time.sleep(0.002)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if p.returncode:
         raise SystemExit(f"{cmd[0]} exited {p.returncode}")
     out.seek(0)
-    return wall, peak / 2**20, out.read().decode()
+    return wall, peak / 2**20, cpu, out.read().decode()
 
 
 def _env(**extra: str) -> dict:
@@ -143,41 +150,42 @@ def agree(a: dict[str, float], b: dict[str, float]) -> bool:
 
 
 def compare(name: str, config: Path, exe: Path, runs: int) -> dict:
-    """Time and peak memory of both tools on one set, alternating, and whether their totals agree."""
+    """Time, CPU time and peak memory of both tools on one set, alternating, and whether their totals agree."""
     cmds = commands(config, exe)
-    got: dict[str, list[tuple[float, float]]] = {k: [] for k in cmds}
+    got: dict[str, list[tuple[float, float, float]]] = {k: [] for k in cmds}
     answers = {}
     for cmd, env in cmds.values():  # a first run each: bytecode written, files in the page cache
         measure(cmd, env)
     for _ in range(runs):
         for tool, (cmd, env) in cmds.items():
-            wall, peak, out = measure(cmd, env)
-            got[tool].append((wall, peak))
+            wall, peak, cpu, out = measure(cmd, env)
+            got[tool].append((wall, peak, cpu))
             answers[tool] = totals(tool, out)
-    med = {t: (statistics.median(w for w, _ in v), max(p for _, p in v)) for t, v in got.items()}
-    (cw, cm), (tw, tm) = med["ccusage"], med["toolsurvey"]
+    med = {t: (statistics.median(r[0] for r in v), max(r[1] for r in v), statistics.median(r[2] for r in v))
+           for t, v in got.items()}
+    (cw, cm, cc), (tw, tm, tc) = med["ccusage"], med["toolsurvey"]
     print(f"{name} ({size_mb(config):,.0f} MB), median of {runs}: ccusage {cw:.2f} s, {cm:.0f} MB; toolsurvey "
           f"{tw:.2f} s, {tm:.0f} MB -> time {tw / cw:.2f}x, memory {tm / cm:.2f}x")
-    print(f"  runs: ccusage {', '.join(f'{w:.2f}' for w, _ in got['ccusage'])} s; "
-          f"toolsurvey {', '.join(f'{w:.2f}' for w, _ in got['toolsurvey'])} s")
+    print(f"  runs: ccusage {', '.join(f'{r[0]:.2f}' for r in got['ccusage'])} s; "
+          f"toolsurvey {', '.join(f'{r[0]:.2f}' for r in got['toolsurvey'])} s")
+    print(f"  CPU time (user + system, median): ccusage {cc:.2f} s, toolsurvey {tc:.2f} s -> {tc / cc:.2f}x")
     same = agree(answers["ccusage"], answers["toolsurvey"])
     for tool, t in answers.items():
         print(f"  {tool:<10} totals: " + ", ".join(f"{k} {t[k]:,}" for k in _TOKENS.values()) + f", ${t['cost']:,.4f}")
     print(f"  totals {'agree' if same else 'DIFFER'}")
-    return {"time": tw / cw, "memory": tm / cm, "agree": same}
+    return {"time": tw / cw, "memory": tm / cm, "cpu": tc / cc, "agree": same}
 
 
-def startup(root: Path, runs: int = 7) -> float:
+def startup(root: Path, runs: int = 7) -> tuple[float, float]:
+    """Best wall time and best CPU time of `traces` on a one-line file (after one run unmeasured)."""
     one = root / "one.jsonl"
     one.write_text(json.dumps({"type": "assistant", "sessionId": "s", "requestId": "r", "timestamp": "2026-02-01T10:00Z",
                                "message": {"id": "m", "model": "claude-sonnet-4-5", "content": [],
                                            "usage": {"input_tokens": 3, "output_tokens": 1}}}) + "\n")
-    times = []
-    for _ in range(runs + 1):
-        start = time.perf_counter()
-        subprocess.run([str(TOOLSURVEY), "traces", str(one), "-q"], check=True, stdout=subprocess.DEVNULL, env=_env())
-        times.append(time.perf_counter() - start)
-    return min(times[1:])
+    cmd = [str(TOOLSURVEY), "traces", str(one), "-q"]
+    measure(cmd, _env())
+    got = [measure(cmd, _env()) for _ in range(runs)]
+    return min(r[0] for r in got), min(r[2] for r in got)
 
 
 def main() -> None:
@@ -192,20 +200,21 @@ def main() -> None:
     try:
         if spotter is None or exe is None:
             sets = {}
-        elif (root / "small").is_dir():
-            sets = {"17 MB": root / "small", f"{a.copies} copies": root / "large"}
+        elif (root / "small").is_dir():  # kept from an earlier run: as many copies as it made
+            made = len([d for d in (root / "large" / "projects").iterdir() if d.is_dir()])
+            sets = {"17 MB": root / "small", f"{made} copies": root / "large"}
         else:
             sets = make_sets(spotter, root, a.copies)
         print(f"load average before: {', '.join(f'{x:.1f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
         ratios = {name: compare(name, config, exe, a.runs) for name, config in sets.items()}
-        up = startup(root)
-        print(f"start-up, traces on a one-line file: {up:.3f} s (best of 7; goal <= 0.25 s: "
+        up, up_cpu = startup(root)
+        print(f"start-up, traces on a one-line file: {up:.3f} s, CPU {up_cpu:.3f} s (best of 7; goal <= 0.25 s: "
               f"{'met' if up <= 0.25 else 'not met'})")
         print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
         for name, r in ratios.items():
             goal = 1.0 if "copies" in name else 2.0
             print(f"goal {name}: time {r['time']:.2f}x (<= {goal}x: {'met' if r['time'] <= goal else 'not met'}), "
-                  f"memory {r['memory']:.2f}x (<= 1.5x: {'met' if r['memory'] <= 1.5 else 'not met'}), "
+                  f"memory {r['memory']:.2f}x (<= 1.5x: {'met' if r['memory'] <= 1.5 else 'not met'}), CPU {r['cpu']:.2f}x, "
                   f"totals {'agree' if r['agree'] else 'DIFFER'}")
         if not all(r["agree"] for r in ratios.values()):
             raise SystemExit("the two tools' totals differ: a ratio of two different answers means nothing")
