@@ -195,7 +195,7 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="generate the sets in DIR and keep them (reused when present)")
     a = ap.parse_args()
     spotter = shared_or_skip("traces", "spotter", leaving_out="the comparison with ccusage")
-    exe = install_ccusage()
+    exe = install_ccusage() if spotter is not None else None  # nothing to compare on: no npm install
     root = Path(a.keep or tempfile.mkdtemp(prefix="toolsurvey-vs-ccusage-"))
     try:
         if spotter is None or exe is None:
