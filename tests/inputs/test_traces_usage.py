@@ -55,7 +55,7 @@ def test_responses_reads_the_results_recorded_in_traces(capsys):
 
 def test_notebook_04_runs_on_agent_traces():
     import nbformat
-    from test_notebooks import NOTEBOOKS, execute, with_parameters
+    from _notebooks import NOTEBOOKS, execute, with_parameters
 
     nb = with_parameters(nbformat.read(NOTEBOOKS / "04_response_trimming.ipynb", as_version=4),
                          'responses = "../data/traces/claude-code"')

@@ -87,7 +87,7 @@ def test_report_with_traces_has_the_measured_vs_simulated_section():
 
 def test_notebook_06_shows_measured_vs_simulated_for_the_sample_traces():
     import nbformat
-    from test_notebooks import NOTEBOOKS, execute
+    from _notebooks import NOTEBOOKS, execute
 
     done = execute(nbformat.read(NOTEBOOKS / "06_traces.ipynb", as_version=4))
     text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))

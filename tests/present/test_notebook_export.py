@@ -13,7 +13,7 @@ import tempfile
 import nbformat
 import pytest
 from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, needs_chromium
-from test_notebooks import PATHS, execute
+from _notebooks import PATHS, execute
 
 PLOTLY_MIME = "application/vnd.plotly.v1+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
