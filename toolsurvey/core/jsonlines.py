@@ -193,6 +193,15 @@ def _finder(markers: tuple[bytes, ...]):
     return find
 
 
+def _newlines(body: bytes, start: int, end: int) -> int:
+    """`body.count(b"\\n", start, end)`, faster on long spans: bytes.count tests byte by byte, while
+    replace finds newlines with memchr (about 4x faster on trace files, even with the copies)."""
+    if end - start < 4096:
+        return body.count(b"\n", start, end)
+    part = body[start:end]
+    return len(part) - len(part.replace(b"\n", b""))
+
+
 def _lines(body: bytes, start: int, end: int, before: int, find, skips: Skips):
     """The lines of body[start:end] (which ends in a newline), numbered after `before`: all non-blank
     ones, or those holding a marker (the others counted in `skips.unparsed`); returns how many lines
@@ -209,13 +218,13 @@ def _lines(body: bytes, start: int, end: int, before: int, find, skips: Skips):
     while hit >= 0:
         s = body.rfind(b"\n", start, hit) + 1 or start
         e = body.find(b"\n", hit, end)
-        seen += body.count(b"\n", start, s)
+        seen += _newlines(body, start, s)
         yield before + seen + 1, body[s:e], False
         seen += 1
         found += 1
         start = e + 1
         hit = find(body, start, end)
-    seen += body.count(b"\n", start, end)
+    seen += _newlines(body, start, end)
     skips.unparsed += seen - found  # blank lines too: cheaper than telling them apart
     return seen
 
