@@ -24,8 +24,9 @@ CLAUDE_OTHER = frozenset({"summary", "system", "file-history-snapshot", "queue-o
                           "cost-state", "mode", "permission-mode", "worktree-state"})
 # Only lines holding this key can carry usage (Anthropic's usage object always has it; as a key it is
 # never inside a JSON string, whose quotes are escaped): with `usage_only`, the others are not
-# parsed. Longer than '"usage"', it is also found about twice as fast.
-USAGE_MARK = b'"input_tokens"'
+# parsed. bytes.find passes over trace text faster looking for it than for '"usage"' (3x) or
+# '"input_tokens"' (1.7x), measured on the spotter transcripts.
+USAGE_MARK = b'"output_tokens"'
 
 
 def claude_code(path: str, c: Collector, usage_only: bool = False) -> None:
