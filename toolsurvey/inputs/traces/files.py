@@ -40,6 +40,15 @@ def default_sources(env: Mapping[str, str] | None = None) -> list[str]:
     return found
 
 
+def _walk(folder: str) -> list[str]:
+    """The trace files under a folder, sorted (symlinked folders not followed, unreadable ones passed
+    over, as Path.rglob does, at a fraction of its cost on thousands of files)."""
+    out: list[str] = []
+    for root, _, names in os.walk(folder):
+        out += [f for n in names if n.endswith(SUFFIXES) and os.path.isfile(f := os.path.join(root, n))]
+    return sorted(out)
+
+
 def source_files(source: Any) -> list[str]:
     """Trace files from a path, folder (walked), glob, or a list of those; raises InputError if none."""
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source)
@@ -48,7 +57,7 @@ def source_files(source: Any) -> list[str]:
         s = os.fspath(item)
         p = Path(s).expanduser()
         if p.is_dir():
-            out += sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.endswith(SUFFIXES))
+            out += _walk(str(p))
         elif p.is_file():
             out.append(str(p))
         elif glob.has_magic(s):
