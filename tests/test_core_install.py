@@ -65,6 +65,18 @@ def test_core_install_runs_check_and_report(core_venv, tmp_path):
     assert "<html" in html.lower() and "plotly" in html.lower()  # the charts are embedded
 
 
+def test_core_install_runs_the_readmes_main_command(core_venv, tmp_path):
+    # the README's main job: the sample's report with its usage log, scenario and query set (bm25s
+    # is in the core); its summary names the measured search quality and the break-even rate
+    cmd = (ROOT / "README.md").read_text(encoding="utf-8").split(".venv/bin/toolsurvey report ", 1)[1].split("\n")[0]
+    args = [a if a.startswith("-") else (ROOT / a if "/" in a else a) for a in cmd.split()]
+    args[args.index("-o") + 1] = tmp_path / "report.html"
+    out = _run(core_venv, "report", *args, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "measured: the top 5 hold a needed tool for" in " ".join(out.stdout.split())
+    assert "saves money only if the search finds the needed tool in at least" in " ".join(out.stdout.split())
+
+
 def test_discover_without_its_extra_names_the_extra(core_venv, tmp_path):
     out = _run(core_venv, "discover", "http://127.0.0.1:9/mcp", cwd=tmp_path)
     assert out.returncode == 2

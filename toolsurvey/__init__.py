@@ -70,6 +70,11 @@ _EXPORTS = {
     "Traces": "inputs.traces.tables",
     "fit_scenario": "model.fit",
     "compare": "model.fit",
+    "retrieval_eval": "measuring.retrieval.evaluation",
+    "RetrievalEval": "measuring.retrieval.evaluation",
+    "load_queries": "inputs.queries",
+    "Query": "inputs.queries",
+    "queries_from_traces": "inputs.trace_queries",
 }
 
 __all__ = sorted(_EXPORTS)

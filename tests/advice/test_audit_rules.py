@@ -136,7 +136,7 @@ CASES = {
         good(output_schema={"type": "object", "properties": {"name": {"type": "string"}}}),
     ),
 }
-REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers"}
+REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found"}
 
 
 def test_every_rule_has_a_case():

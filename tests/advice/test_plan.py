@@ -60,8 +60,10 @@ def test_before_after_equal_separate_simulations(sample):
 
 
 def test_before_is_the_scenarios_own_gating_and_adds_no_gate_stage(sample):
-    # The sample scenario already gates by the same phases: every stage keeps that gating.
-    assert sample.before_scenario.strategy == "phases" == sample.after_scenario.strategy
+    # The sample scenario already gates by the same phases: every stage keeps that gating, until the
+    # last stage defers the tools behind Anthropic's tool search (docs/audit.md, stage 5).
+    assert sample.before_scenario.strategy == "phases" == sample.runs["gate"].scenario.strategy
+    assert sample.after_scenario.strategy == "tool_search" and sample.after_scenario.search == "anthropic-bm25"
     assert not [a for a in sample.actions if a.kind == "gate"]
     assert any("already gates by phase" in w for w in sample.warnings)
     base = ts.load_scenario(SCENARIO)
@@ -149,7 +151,7 @@ def test_response_tokens_before_and_after_trim_from_the_raw_log(sample, raw):
 def test_per_task_savings_add_up_to_each_stage(sample):
     s = sample.stages.set_index("stage")["input_tokens_per_task"]
     for kind, (a, b) in {"delete": ("before", "delete"), "merge": ("delete", "merge"), "trim": ("merge", "trim"),
-                         "gate": ("trim", "after")}.items():
+                         "gate": ("trim", "gate"), "defer": ("gate", "after")}.items():
         total = sum(x.tokens_per_task for x in sample.actions if x.kind == kind)
         assert total == pytest.approx(s[a] - s[b])
     assert s["before"] - s["after"] == pytest.approx(sum(x.tokens_per_task for x in sample.actions))

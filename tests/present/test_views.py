@@ -87,6 +87,16 @@ def test_run_diff_and_report_views():
     assert rep.headlines["cost_per_month"].shown in rep._repr_html_()
 
 
+def test_retrieval_view_leads_with_the_figures_and_shows_findability():
+    ev = ts.retrieval_eval(ts.load(OPS), ROOT / "data" / "queries" / "ops_assistant.jsonl")
+    text = repr(ev)
+    assert text.startswith(f"Retrieval: bm25 over 63 tools, 42 queries: hit@1 {ev.summary['hit@1']:.0%}")
+    assert f"{len(ev.never_found())} of " in text and ev.never_found()[0] in text
+    soup = BeautifulSoup(ev._repr_html_(), "html.parser")
+    assert "Findability in the top 5" in soup.get_text() and ev.never_found()[0] in soup.get_text()
+    assert percent(ev.summary["hit@5"]) in soup.get_text()
+
+
 def test_long_tables_are_cut_or_paged_by_itables(monkeypatch):
     from toolsurvey.present import views as _rich
 

@@ -24,6 +24,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
                         "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
+    p.add_argument("--queries", metavar="FILE",
+                   help='JSON Lines of {"id", "query", "gold"}: add the never-found rule (tools no query finds)')
     add_output_args(p, formats=FORMATS)
     from ._progress import add_quiet_arg
 
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
     with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
         findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own,
-                         progress=lambda total: bar.advance(total=total))
+                         progress=lambda total: bar.advance(total=total), queries=args.queries)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]

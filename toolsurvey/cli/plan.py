@@ -29,6 +29,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-delete", dest="delete", action="store_false", help="do not delete unused tools")
     p.add_argument("--no-merge", dest="merge", action="store_false", help="do not merge near-duplicates")
     p.add_argument("--no-trim", dest="trim", action="store_false", help="do not trim tool results")
+    p.add_argument("--no-defer", dest="defer", action="store_false",
+                   help="do not defer tools behind the provider's tool search (the last stage)")
+    p.add_argument("--queries", metavar="FILE",
+                   help='JSON Lines of {"id", "query", "gold"}: price deferred loading at the hit rate they measure')
     p.add_argument("--unphased", choices=("all", "hide"), default="all",
                    help="tools matching no phase: visible in every phase (default) or hidden")
     p.add_argument("--config", default=None, metavar="FILE", help="TOML overriding assumptions/audit.toml")
@@ -103,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
              merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
-             config=args.config, own=args.own)
+             config=args.config, own=args.own, queries=args.queries, defer=args.defer)
     print_warnings(p.warnings)
     actions = p.actions_table()
     if args.format in ("csv", "json") and args.show != "summary":

@@ -20,6 +20,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: the plan may merge tools across them "
                         "(default: merges only within one server)")
+    p.add_argument("--queries", metavar="FILE",
+                   help='JSON Lines of {"id", "query", "gold"}: measure what a search finds, for the search levers, '
+                        "the plan's deferred-loading stage and the findability table (docs/search.md)")
     add_measure_args(p)
     add_scenario_options(p)
     p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
@@ -45,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
-                 **measure_kwargs(args), **scenario_options(args))
+                 queries=args.queries, **measure_kwargs(args), **scenario_options(args))
     if args.output == "-" or (fmt == "markdown" and not args.output):
         sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())
         print(visible_lines(rep.summary_text()), file=sys.stderr)

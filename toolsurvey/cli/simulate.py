@@ -30,6 +30,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--phases", metavar="FILE", help="phases TOML file for --strategy phases")
     p.add_argument("--core", help="always-visible tools for retrieval/tool_search (comma-separated globs)")
     p.add_argument("--retrieval-k", dest="retrieval_k", type=at_least(1), help="tools retrieved per task")
+    p.add_argument("--search", help="tool_search: the provider's documented search (anthropic-bm25, anthropic-regex, "
+                                    "openai; providers.toml [search.*]) or custom")
+    p.add_argument("--search-quality", dest="search_quality", type=at_least(0, float, 1),
+                   help="hit rate of one search at its k (default 1: every search finds the needed tool)")
+    p.add_argument("--queries", metavar="FILE", help="measure search_quality: bm25 hit@k of these queries on the registry")
+    p.add_argument("--max-searches", dest="max_searches", type=at_least(1), help="searches for one tool before a task fails")
     p.add_argument("--tasks-per-day", dest="tasks_per_day", type=above(0), help="completed tasks per day")
     p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=at_least(0, float))
     p.add_argument("--response-tokens", dest="response_tokens", type=at_least(0, float), help="tokens per tool result")
@@ -98,7 +104,7 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
         axes["strategy"] = parse_list(args.strategy, "strategy", kind=str)
     if args.caching is not None:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
-    for k in ("retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render", "cache_ttl",
+    for k in ("search", "search_quality", "max_searches", "retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render", "cache_ttl",
               "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
         v = getattr(args, k)
         if v is not None:
@@ -125,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         from ..advice.baseline import baseline
 
         base = baseline(reg, base, args.usage)
+    if args.queries:
+        base = measured_quality(reg, base, args.queries, axes)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         table = sweep(reg, base, **axes)
@@ -153,7 +161,8 @@ def run(args: argparse.Namespace) -> int:
             f"per task: system {a['system_prompt_tokens']:g}, user {a['user_message_tokens']:g}, call "
             f"{a['call_tokens']:g}, result {a['response_tokens']}, answer {a['answer_tokens']:g} tokens; "
             f"month = {a['tasks_per_day']:g} tasks/day x {a['days_per_month']:g} days",
-            f"accuracy: {acc}", f"prices: {prices}", f"rules: {a['rules']}"])
+            f"accuracy: {acc}", f"prices: {prices}", f"rules: {a['rules']}",
+            *(f"{k.replace('_', ' ')}: {a[k]}" for k in ("search_quality", "search_rules") if a.get(k))])
         text = fit(header, args.wide) + "\n\n" + _table(out, args.wide) + "\n"
         if one is not None:
             text += f"\nMonte Carlo ({one.percentiles.attrs['samples']:,} tasks, seed {one.percentiles.attrs['seed']}):\n"
@@ -162,6 +171,20 @@ def run(args: argparse.Namespace) -> int:
     if not table["fits"].all():
         print("note: scenarios that exceed the context window are not priced (empty cost)", file=sys.stderr)
     return 0
+
+
+def measured_quality(reg, base, queries: str, axes: dict):
+    """`base` with search_quality measured by a BM25 evaluation of `queries` on `reg` (replacing any
+    --search-quality); raises InputError without a registry."""
+    import dataclasses
+
+    from ..errors import InputError
+    from ..measuring.retrieval.evaluation import retrieval_eval
+
+    if reg is None:
+        raise InputError("--queries needs a registry to search")
+    axes.pop("search_quality", None)
+    return dataclasses.replace(base, search_quality=retrieval_eval(reg, queries))
 
 
 def _table(out, wide: bool) -> str:

@@ -75,7 +75,9 @@ class Context:
 
     def profile(self, sc: Scenario, table: ToolTable) -> Profile:
         key = (id(table), sc.strategy, sc.visible, sc.tools, repr(sc.phases), sc.overflow, sc.core,
-               sc.retrieval_k, sc.search_k, sc.searches, sc.search_tool_tokens, sc.overhead_tokens)
+               sc.retrieval_k, sc.search_k, sc.searches, sc.search_tool_tokens, sc.overhead_tokens,
+               sc.search, sc.max_searches, sc.search_quality if isinstance(sc.search_quality, float)
+               else id(sc.search_quality))
         if key not in self.profiles:
             self.profiles[key] = profile(table, sc)
         return self.profiles[key]

@@ -99,16 +99,21 @@ def row_parameters(ctx: Context, groups: list[Scenario], pick: np.ndarray | None
     n = len(pick)
     g_prices = [ctx.price(sc) for sc in groups]
     g_profs = [ctx.profile(sc, ctx.table(sc, pr)) for sc, pr in zip(groups, g_prices, strict=True)]
-    searches = _per_row([p.searches for p in g_profs], pick)[:, 0]
+    searches = _per_row([p.searches if p.expected_searches is None else p.expected_searches for p in g_profs],
+                        pick)[:, 0]
     wrong_steps = _per_row([sc.wrong_call_steps for sc in groups], pick)[:, 0]
     expand = _expander(g_profs, pick)
     mean_visible, wrong, success = _accuracy(ctx, groups, pick, expand, searches + steps)
+    success = success * _per_row([p.found for p in g_profs], pick)[:, 0]  # search misses (model/misses.py)
     calls = expected_calls(searches, steps, wrong, wrong_steps)
     k = int(np.max(np.ceil(calls))) + 2  # enough requests for the longest task: its calls and answer
     prefix, loaded, visible, block = expand(k)
     response = _per_row([sc.response_tokens.expected() for sc in groups], pick)
     search_res = _per_row([sc.search_result_tokens for sc in groups], pick)
-    results = np.where(np.arange(k)[None, :] < searches[:, None], search_res, response)
+    # the first `searches` calls are searches; a fractional last one (misses, model/misses.py) is that
+    # fraction a search result and the rest a tool result
+    share = np.clip(searches[:, None] - np.arange(k)[None, :], 0.0, 1.0)
+    results = share * search_res + (1 - share) * response
     modes = [resolve_caching(sc.caching, pr.provider) for sc, pr in zip(groups, g_prices, strict=True)]
     out = dict(prefix=prefix, loaded=loaded, visible=visible, block=block, results=results,
                params=_request_params(groups, g_prices, g_profs, modes, pick),

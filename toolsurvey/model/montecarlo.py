@@ -25,6 +25,7 @@ def draw_tasks(sc: Scenario, prof: Profile, curve: AccuracyCurve | None, rng: np
         wrong_rate, success = np.zeros(n), np.ones(n)
     else:
         wrong_rate, success = curve.wrong_rate(mean_visible), curve.success_rate(mean_visible)
+    success = success * prof.found  # search misses fail a share of tasks (model/misses.py)
     # Wrong calls before the steps - 1 useful ones, each call wrong with probability wrong_rate:
     # negative binomial, mean (steps - 1) x wrong_rate / (1 - wrong_rate), as in expected_calls.
     useful = steps - 1

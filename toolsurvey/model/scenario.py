@@ -17,6 +17,7 @@ from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..core.files import parse_json, read_text
 from ..errors import InputError
 from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
+from .misses import check_quality, resolve_search
 
 OVERFLOW = ("last", "cycle")
 DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
@@ -167,10 +168,13 @@ class Scenario:
     overflow: str = "last"             # phases: a task longer than the schedule stays in the last phase, or cycles
     core: tuple[str, ...] = ()         # retrieval / tool_search: always-visible tools (globs)
     retrieval_k: int = 10
-    search_k: int = 5                  # tool_search: tools loaded by each search
+    search_k: int | None = None        # tool_search: tools loaded by each search (None: the search's rules, else 5)
     searches: int = 1                  # tool_search: search requests per task (the extra steps)
     search_tool_tokens: float | None = None   # None: measured from toolsurvey's search tool definition
     search_result_tokens: float = 150
+    search: str | None = None          # tool_search: "anthropic-bm25", "anthropic-regex", "openai" (providers.toml) or "custom"
+    search_quality: Any = 1.0          # retrieval / tool_search: hit rate at the search's k, or a retrieval evaluation
+    max_searches: int = 3              # tool_search: searches for one needed tool before the task fails
     system_prompt_tokens: float = 0
     user_message_tokens: float = 0
     call_tokens: float = 60            # output of a request that calls a tool (name + arguments)
@@ -222,6 +226,9 @@ class Scenario:
         if self.visible is not None:
             _nonneg("visible", self.visible, integer=True)
             set_("visible", int(self.visible))
+        set_("search_k", resolve_search(self.search, self.model, self.search_k))
+        set_("search_quality", check_quality(self.search_quality))
+        _nonneg("max_searches", self.max_searches, integer=True, positive=True)
         for k in ("retrieval_k", "search_k", "searches", "wrong_call_steps", "samples", "seed"):
             _nonneg(k, getattr(self, k), integer=True)
         for k in ("system_prompt_tokens", "user_message_tokens", "call_tokens", "answer_tokens",
@@ -271,6 +278,8 @@ class Scenario:
                       **({"count": p.count} if p.count is not None else {})} for p in v]
             elif isinstance(v, AccuracyCurve):
                 v = v.as_dict()
+            elif hasattr(v, "hit_at"):  # a retrieval evaluation as search_quality
+                v = v.describe()
             elif isinstance(v, tuple):
                 v = list(v)
             elif isinstance(v, os.PathLike):

@@ -18,6 +18,7 @@ from ..providers.prices import PER_MILLION, Price
 from .accuracy import AccuracyCurve
 from .context import Context
 from .cost import requests, row_parameters, row_summaries
+from .misses import search_assumptions
 from .montecarlo import monte_carlo
 from .scenario import Scenario
 from .strategies import Profile, ToolTable
@@ -135,6 +136,7 @@ def run_assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable,
     if not table.exact and render in ("openai", "anthropic"):
         a["tool_tokens_method"] += f"; plus {table.method_overhead or 'no fixed overhead'}"
     a["render_used"] = render
+    a.update(search_assumptions(sc))
     if render == "anthropic" and table.exact:
         a["tool_tokens_note"] = ("Claude's tokenizer is not public: per-tool counts are estimates from an "
                                  "o200k_base count unless calibrated (toolsurvey calibrate)"

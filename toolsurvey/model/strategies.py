@@ -11,6 +11,8 @@ from ..core.registry import Registry, Tool
 from ..errors import InputError
 from ..measuring.calibration import apply_calibration, load_calibration
 from ..measuring.footprint import footprint
+from ..providers.search import search_rules
+from .misses import expected_attempts, found_share, quality_at
 from .scenario import Phase, Scenario
 
 # The tool a tool-search strategy keeps visible: measured under the run's rendering like any other.
@@ -40,6 +42,7 @@ class ToolTable:
     method: str = ""
     exact: bool = True  # False: average-size mode (counts only)
     method_overhead: str = ""  # what `overhead` is, in average-size mode
+    brief: np.ndarray | None = None  # name + description tokens per tool (what OpenAI shows of a deferred one)
 
     def __len__(self) -> int:
         return len(self.names)
@@ -66,7 +69,7 @@ def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = No
         instructions={k: float(v) for k, v in inst.items()},
         overhead=float(fp.loc[fp["kind"] == "overhead", "tokens"].sum()),
         search_tool=float(search.loc[search["kind"] == "tool", "tokens"].sum()),
-        method=fp.attrs.get("method", ""))
+        method=fp.attrs.get("method", ""), brief=(rows["name"] + rows["description"]).to_numpy(dtype=float))
 
 
 def average_table(tool_tokens: float, registry_size: int, *, overhead: float = 0.0,
@@ -97,6 +100,8 @@ class Profile:
     repeat_from: int            # requests past the head repeat head[repeat_from:] cyclically
     searches: int = 0
     overhead: float = 0.0
+    expected_searches: float | None = None  # search requests per task with misses (None: `searches`)
+    found: float = 1.0                       # the chance the task's search finds its tools (model/misses.py)
     warnings: list[str] = field(default_factory=list)
     description: str = ""
 
@@ -240,29 +245,46 @@ def _retrieval(table: ToolTable, sc: Scenario, core: np.ndarray, pool: np.ndarra
         k = len(pool)
     inst = sum(table.instructions.values())  # retrieved tools may come from any server
     tok = float(table.tokens[core].sum()) + k * _mean_tokens(table, pool) + inst
-    return _constant(tok, len(core) + k, "retrieval",
+    prof = _constant(tok, len(core) + k, "retrieval",
                      f"{len(core)} core tools + top {k} retrieved (each the mean of {len(pool)} candidates)",
                      overhead, warnings)
+    prof.found = quality_at(sc.search_quality, k)  # a miss: the needed tool is not visible, the task fails
+    return prof
 
 
 def _tool_search(table: ToolTable, sc: Scenario, core: np.ndarray, pool: np.ndarray, overhead: float,
                  warnings: list[str]) -> Profile:
-    """The search tool (+ core) in the stable block; each search loads search_k tools."""
+    """The search tool (+ core) in the stable block; each search loads search_k tools. A search
+    finds the needed tool with probability q (search_quality at search_k); a miss leads to another
+    search, up to max_searches, each loading search_k tools more (docs/simulation.md)."""
     k = sc.search_k
     if sc.visible is not None:
         k = min(k, max(0, sc.visible - 1 - len(core)) // max(sc.searches, 1))
-    if k * sc.searches > len(pool):
-        warnings.append(f"{sc.searches} searches x {k} tools is more than the {len(pool)} searchable tools; clamped")
-        k = len(pool) // max(sc.searches, 1)
-    search_tool = table.search_tool if sc.search_tool_tokens is None else float(sc.search_tool_tokens)
+    q = quality_at(sc.search_quality, k)
+    attempts = expected_attempts(q, sc.max_searches) if sc.searches else 0.0
+    s = int(np.ceil(sc.searches * attempts - 1e-9))  # search requests the head holds (misses included)
+    if k * s > len(pool):
+        warnings.append(f"{s} searches x {k} tools is more than the {len(pool)} searchable tools; clamped")
+        k = len(pool) // max(s, 1)
+    rules = search_rules(sc.search) if sc.search not in (None, "custom") else None
+    search_tool = (float(sc.search_tool_tokens) if sc.search_tool_tokens is not None
+                   else rules.search_tool_tokens if rules is not None else table.search_tool)
     base = search_tool + float(table.tokens[core].sum()) + sum(table.instructions.values())
+    shown = ""
+    if rules is not None and rules.deferred_visible != "nothing" and table.brief is not None:
+        base += float(table.brief[pool].sum())  # OpenAI: a deferred function's name and description stay
+        shown = f"; the {len(pool)} deferred tools' names and descriptions stay visible"
     n0 = 1 + len(core)
-    s = sc.searches
     prefix = [base] * (s + 1)
     mean_pool = _mean_tokens(table, pool)
-    loaded = [j * k * mean_pool for j in range(s + 1)]
-    visible = [float(n0 + j * k) for j in range(s + 1)]
+    e = sc.searches * attempts  # expected searches: the last slot of the head is a fraction of one
+    loaded = [min(j, e) * k * mean_pool for j in range(s + 1)]
+    visible = [float(n0 + min(j, e) * k) for j in range(s + 1)]
     label = ["search"] * s + ["tool_search"]
+    which = f"{sc.search} search ({rules.tool_type})" if rules is not None else "search tool"
     return Profile(prefix, loaded, visible, [0] * (s + 1), label, s, searches=s, overhead=overhead,
-                   warnings=warnings,
-                   description=f"search tool + {len(core)} core; {s} search(es) loading {k} tools each")
+                   warnings=warnings, expected_searches=e,
+                   found=found_share(q, sc.max_searches) ** sc.searches,
+                   description=f"{which} + {len(core)} core; {sc.searches} search(es) loading {k} tools each"
+                               + (f", {e:.2f} with misses at hit@{k} {q:.0%}" if q < 1 else "")
+                               + shown)

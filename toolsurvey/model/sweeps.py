@@ -16,6 +16,7 @@ from ..errors import InputError
 from .accuracy import DescriptionEffect, load_description_effect
 from .context import Context
 from .cost import row_parameters, row_summaries
+from .misses import search_assumptions
 from .scenario import Dist, Scenario
 from .simulate import run_assumptions
 
@@ -95,6 +96,8 @@ def sweep(reg: Registry | None, scenario: Scenario | None = None, **grid) -> pd.
     price0 = ctx.price(first)
     table0 = ctx.table(first, price0)
     out.attrs["assumptions"] = {**run_assumptions(first, price0, ctx.profile(first, table0), table0, curve),
+                                # a search row's quality and provider rules, even when the first row shows every tool
+                                **next((a for a in map(search_assumptions, groups) if a), {}),
                                 "swept": {k: [_plain(x) for x in axes[k]] for k in varying},
                                 "prices": {p.model: p.as_dict() for p in {p.model: p for p in rows["prices"]}.values()}}
     out.attrs["warnings"] = warns

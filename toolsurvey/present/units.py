@@ -7,7 +7,8 @@ import math
 import sys
 from typing import Any
 
-PERCENT_COLUMNS = {"share", "success", "wrong_rate", "change_share", "cumulative_share", "%"}
+PERCENT_COLUMNS = {"share", "success", "wrong_rate", "change_share", "cumulative_share", "%",
+                   "hit_at_k", "recall_at_k"}  # a retrieval evaluation's shares of queries
 MONEY_UNITS = {"USD", "usd", "$"}
 
 

@@ -12,6 +12,7 @@ import html
 
 import pandas as pd
 
+from .retrieval import by_k, findability, view_lines
 from .units import (
     FORMATTERS,
     MONEY_UNITS,
@@ -211,6 +212,16 @@ def report_text(rep) -> str:
     return plain(*_report_lines(rep)) + f"\n  tables: {', '.join(rep.tables)}"
 
 
+def retrieval_html(ev) -> str:
+    title, lines = view_lines(ev)
+    return rich_html(title, lines, [("hit@k and recall@k by k", by_k(ev), None),
+                                    (f"Findability in the top {ev.find_k}, least found first", findability(ev), None)])
+
+
+def retrieval_text(ev) -> str:
+    return plain(*view_lines(ev))
+
+
 # view name (a Viewable's `view_name`) -> (text view, HTML view)
 _VIEWS = {
     "footprint": (_frame_text(footprint_lines), _frame_html(footprint_lines)),
@@ -219,6 +230,7 @@ _VIEWS = {
     "run": (run_text, run_html),
     "diff": (diff_text, diff_html),
     "report": (report_text, report_html),
+    "retrieval": (retrieval_text, retrieval_html),
 }
 
 

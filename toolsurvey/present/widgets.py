@@ -21,11 +21,13 @@ LIST_CAP_CHOICES = (("off", None), ("1 item", 1), ("3 items", 3), ("5 items", 5)
                     ("20 items", 20))
 
 
-def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usage: Any = "auto") -> dict:
-    """A notebook's inputs: the loaded registry, its Scenario, and the phases and usage paths.
+def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usage: Any = "auto",
+                  queries: Any = "auto") -> dict:
+    """A notebook's inputs: the loaded registry, its Scenario, and the phases, usage and queries paths.
 
     "auto" picks the bundled file that goes with a sample registry `data/registries/NAME.json`
-    (`data/scenarios/NAME.toml`, `data/phases/NAME.toml`, `data/usage/NAME.jsonl`), or nothing
+    (`data/scenarios/NAME.toml`, `data/phases/NAME.toml`, `data/usage/NAME.jsonl`,
+    `data/queries/NAME.jsonl`), or nothing
     (the Scenario defaults) when there is none. Raises InputError for unreadable files.
     """
     from pathlib import Path
@@ -35,13 +37,13 @@ def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usa
 
     stem, data = Path(registry).stem, Path(registry).parent.parent
     beside = {"scenario": data / "scenarios" / f"{stem}.toml", "phases": data / "phases" / f"{stem}.toml",
-              "usage": data / "usage" / f"{stem}.jsonl"}
-    given = {"scenario": scenario, "phases": phases, "usage": usage}
+              "usage": data / "usage" / f"{stem}.jsonl", "queries": data / "queries" / f"{stem}.jsonl"}
+    given = {"scenario": scenario, "phases": phases, "usage": usage, "queries": queries}
     paths = {k: (str(beside[k]) if beside[k].is_file() else None) if v == "auto" else v for k, v in given.items()}
     sc = paths["scenario"]
     return {"registry": load(registry),
             "scenario": sc if isinstance(sc, Scenario) else load_scenario(sc) if sc else Scenario(),
-            "phases": paths["phases"], "usage": paths["usage"]}
+            "phases": paths["phases"], "usage": paths["usage"], "queries": paths["queries"]}
 
 
 def _same(a: Any, b: Any) -> bool:

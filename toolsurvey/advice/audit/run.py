@@ -14,6 +14,7 @@ from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
 from ...errors import InputError
 from .. import poisoning
+from ..deferral import measured_search
 from ..ownership import check_owned, owned
 from ..pricing import price_findings
 from ..thresholds import load_config
@@ -24,6 +25,8 @@ from .descriptions import (
     check_description_short,
     check_description_token_band,
 )
+from .findability import FIX as FIND_FIX
+from .findability import check_never_found
 from .metadata import check_annotations_missing, check_output_schema_heavy
 from .names import (
     check_name_collision,
@@ -105,6 +108,8 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          scope="registry"),
     *[Rule(rid, level, "security", title, fix, poisoning_check(level, kind))
       for rid, level, kind, title, fix in poisoning.RULES],
+    Rule("never-found", "warning", "steps", "no query that needs the tool finds it in a search's top k", FIND_FIX,
+         check_never_found, scope="registry"),
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
          "add annotations: readOnlyHint, and destructiveHint when it writes", check_annotations_missing),
     Rule("output-schema-heavy", "info", "tokens", "output schema costs more than the input schema",
@@ -131,17 +136,20 @@ class Findings(ViewableFrame):
 
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
-          encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None) -> pd.DataFrame:
+          encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None,
+          queries=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
     `own` names the servers the user owns (a list or comma-separated): near-duplicates are `overlap`
     (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
-    `progress(total)`, if given, is called once per tool checked (the CLI's progress bar).
+    `progress(total)`, if given, is called once per tool checked (the CLI's progress bar). `queries` (a
+    queries file or a retrieval evaluation) adds the never-found rule: tools no query that needs them finds.
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
     cfg = load_config(config)
     cfg["_own"] = owned(own)
+    cfg["_retrieval"] = measured_search(reg, queries)
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
     rows = []

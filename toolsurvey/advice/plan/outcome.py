@@ -31,8 +31,9 @@ def finish(st: PlanState) -> Plan:
 def _per_task(actions: list[Action], runs: dict) -> None:
     """Each group's simulated change in input tokens per task, shared among its actions in proportion
     to their per-request (delete, merge, gate) or per-call (trim) saving, so the actions add up."""
+    gated = "gate" if "gate" in runs else "after"  # a defer stage renames the gated stage "gate"
     stage_of = {"delete": ("before", "delete"), "merge": ("delete", "merge"), "trim": ("merge", "trim"),
-                "gate": ("trim", "after")}
+                "gate": ("trim", gated), "defer": ("gate", "after")}
     for kind, (a, b) in stage_of.items():
         group = [x for x in actions if x.kind == kind]
         if not group:

@@ -3,6 +3,7 @@ called, merge near-duplicates, trim large results, gate by phase; and `plan`, wh
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import replace
@@ -16,6 +17,7 @@ from ...errors import InputError
 from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
 from ...measuring.trimming.pipeline import trim as trim_payload
+from ..deferral import deferred_searches, describe_search, measured_search, price_search
 from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
 from ..similarity.pairs import similar_pairs
 from ..visibility import visibility
@@ -26,7 +28,8 @@ from .state import PlanState, start
 
 def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused: bool = True,
          merge: bool = True, trim: dict | bool | None = True, window_days: float | None = 90,
-         unphased: str = "all", config: dict | str | None = None, own=None) -> Plan:
+         unphased: str = "all", config: dict | str | None = None, own=None, queries=None,
+         defer: bool = True) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
     `usage` is a Usage (toolsurvey.inputs.sources.load_usage), a log path or a list of call records; `phases` a
@@ -36,7 +39,10 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     Merges join tools of one server, or of the servers named in `own` (a list or comma-separated). `trim`
     is True (the rule in assumptions/audit.toml [plan]), False, or overrides of that rule. When the plan
     adds phase gating, tools that match no phase stay visible in every phase (`unphased="all"`) or are
-    hidden (`"hide"`).
+    hidden (`"hide"`). Where the model's provider documents deferred loading (tool search), a last stage
+    defers every tool behind it when that saves money, priced at the hit rate `queries` measure (a
+    queries file or a retrieval evaluation, on the registry as given) or at the stated assumption that
+    every search finds the tool, with the break-even rate (`defer=False` leaves it out).
     Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
     plan that would delete every tool, ...).
     """
@@ -47,6 +53,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused
     merge_duplicates(st, enabled=merge)
     trim_results(st, enabled=bool(trim))
     gate_by_phase(st)
+    defer_loading(st, quality=measured_search(reg, queries) if defer else None, enabled=defer)
     return finish(st)
 
 
@@ -258,3 +265,30 @@ def _listed(keys: list[str]) -> str:
 def _literal(key: str) -> str:
     """A glob that matches exactly `key`."""
     return re.sub(r"([*?\[])", r"[\1]", key)
+
+
+# --- 5. defer every tool behind the provider's tool search -------------------------------------------
+
+
+def defer_loading(st: PlanState, quality=None, enabled: bool = True) -> None:
+    """Where the model's provider documents a tool search, defer every tool behind it when that costs
+    less per completed task than the plan so far, at the measured hit rate or the stated assumption;
+    the stages so far become "gate" and the deferral the plan's "after". Otherwise a warning says why not."""
+    sc = st.scenario
+    provider = st.runs["after"].assumptions["price"].get("provider", "")
+    options = deferred_searches(sc.model, provider) if enabled and sc.strategy != "tool_search" else []
+    if not options or not len(st.current):
+        return
+    rules = options[0]
+    changes = dict(strategy="tool_search", search=rules.name, search_k=None)
+    ch = price_search(st.current, sc, float(st.runs["after"].summary["cost_per_completed_task"]), quality, **changes)
+    what = f"defer every tool behind {describe_search(rules)}, {rules.results_per_search} loaded per search"
+    if not ch.saves():
+        st.warnings.append(f"not planned: {what} would cost more per completed task ({ch.rests_on()})")
+        return
+    st.runs["gate"], st.simulated["gate"] = st.runs.pop("after"), st.simulated.pop("after")
+    st.scenario = dataclasses.replace(sc, **changes, search_quality=ch.quality)
+    st.simulate("after", st.current, st.scenario)
+    b, a = st.runs["gate"].summary, st.runs["after"].summary
+    st.actions.append(Action("defer", "(all)", (rules.name,), f"{what} ({ch.rests_on()}; {rules.source.split(';')[0]}, "
+                             f"checked {rules.as_of})", b["tool_tokens_per_request"] - a["tool_tokens_per_request"]))

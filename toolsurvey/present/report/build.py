@@ -10,6 +10,7 @@ import pandas as pd
 
 from ...advice.audit.run import audit
 from ...advice.baseline import baseline
+from ...advice.deferral import measured_search
 from ...advice.diff import as_registry, measure_settings
 from ...inputs.sources import usage_and_traces
 from ...inputs.usage import summarize
@@ -21,6 +22,7 @@ from .meta import meta
 from .method import method_section
 from .plan import plan_section
 from .responses import responses_section
+from .search import search_section
 from .sensitivity import sensitivity_section
 from .summary import summary_section
 from .surface import findings_section, surface_section
@@ -30,13 +32,16 @@ from .traces import traces_section
 def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
            render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
            tasks_per_day: float | None = None, caching: str | None = None,
-           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None) -> Report:
+           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None,
+           queries: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
     scenario's. Every key assumption not given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
     Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
+    `queries` (a queries file, or a retrieval evaluation) measures what a search finds: the search
+    levers and the plan's deferred-loading stage use its hit rate, and the findability table is added.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -47,7 +52,8 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
                                     system_prompt_tokens=system_prompt_tokens)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
-    inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing)
+    inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
+                  retrieval=measured_search(reg, queries))
     return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
                   inp.levers, meta=meta(reg.sources, **named))
 
@@ -68,7 +74,7 @@ def _scenario(scenario: Any, *, model: str | None, encoding: str | None, render:
 
 
 def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own: Any, stated: set[str],
-            missing: dict[str, str]) -> Inputs:
+            missing: dict[str, str], retrieval: Any = None) -> Inputs:
     """The usage log summarized, today's scenario (with the log's mean result) simulated, and the audit."""
     log = summary = None
     if usage is None:
@@ -79,14 +85,17 @@ def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own
         summary = summarize(log, reg, window_days=USAGE_WINDOW_DAYS)
     today = baseline(reg, sc, log)
     run = simulate_quietly(reg, today)
-    return Inputs(reg, table, today, run, audit(reg, own=own), given_response_tokens=sc.response_tokens.expected(),
-                  top=top, usage=summary, usage_log=log, missing=missing, stated=stated, own=own)
+    return Inputs(reg, table, today, run, audit(reg, own=own, queries=retrieval),
+                  given_response_tokens=sc.response_tokens.expected(), top=top, usage=summary, usage_log=log,
+                  missing=missing, stated=stated, own=own, retrieval=retrieval)
 
 
 def _sections(inp: Inputs, traces: Any) -> list[Section]:
     planned = plan_section(inp)  # before the summary, which quotes the plan's result
     sections = [summary_section(inp), surface_section(inp), findings_section(inp), responses_section(inp), planned,
                 sensitivity_section(inp), method_section(inp)]
+    if inp.retrieval is not None:
+        sections.insert(-1, search_section(inp))
     if traces is not None:
         sections.insert(-1, traces_section(traces))
     return sections

@@ -33,6 +33,8 @@ class Inputs:
     own: Any = None  # the servers the user owns
     levers: list[tuple[str, float]] = field(default_factory=list)  # set by the summary
     plan_line: str = ""  # set by the plan section, quoted by the summary
+    retrieval: Any = None  # the retrieval evaluation of the queries given (measuring.retrieval)
+    search_notes: list[str] = field(default_factory=list)  # search levers that lose money at the measured rate
 
 
 def simulate_quietly(reg: Any, sc: Any, **changes) -> Any:

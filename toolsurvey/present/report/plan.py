@@ -28,7 +28,7 @@ def plan_section(inp: Inputs) -> Section:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = plan(inp.reg, usage=inp.usage_log, scenario=inp.scenario, window_days=USAGE_WINDOW_DAYS,
-                     own=inp.own)
+                     own=inp.own, queries=inp.retrieval)
     except ToolsurveyError as e:
         s.missing = f"Not written: the plan could not be made for this registry and scenario ({e})."
         return s
@@ -94,9 +94,13 @@ def _stages(p: Any, months: dict[str, float]) -> tuple[pd.DataFrame, dict[str, s
     stages["effect"] = ["" if i == 0 else f"saves {money(d)} a month" if d > 0 else
                         f"costs {money(-d)} more a month" if d < 0 else "no change" for i, d in enumerate(delta)]
     names, short = dict(_STAGES), dict(_WATERFALL)
+    gated = "gate" if "gate" in p.runs else "after"  # a defer stage is the plan's "after"
+    if gated == "gate":
+        names["gate"], short["gate"] = names["after"].removesuffix(" (the plan)"), short["after"]
+        names["after"], short["after"] = "after deferring tools behind the provider's tool search (the plan)", "defer tools"
     if not any(a.kind == "gate" for a in p.actions):
         kept = p.before_scenario.strategy == "phases"
-        names["after"] = ("the plan (the scenario's phase gating, kept throughout)" if kept
-                          else "the plan (no phase gating)")
-        short["after"] = "phase gating kept" if kept else "no phase gating"
+        names[gated] = (("the plan " if gated == "after" else "") + "(the scenario's phase gating, kept throughout)"
+                        if kept else ("the plan " if gated == "after" else "") + "(no phase gating)")
+        short[gated] = "phase gating kept" if kept else "no phase gating"
     return stages, names, short

@@ -30,6 +30,9 @@ COLUMNS = {
     "tokens_per_request": ("Tokens saved per request", "int"), "tokens_per_task": ("Tokens saved per task", "int"),
     "tokens_all_visible": ("Tokens saved per request, every tool visible", "int"),
     "tokens_as_visible": ("Tokens saved per request, as the scenario shows the tool", "float1"),
+    "k": ("k", "int"), "hit_at_k": ("hit@k", "pct"), "recall_at_k": ("recall@k", "pct"),
+    "needed": ("Queries that need it", "int"), "best_rank": ("Best rank", "int"),
+    "confusions": ("Outranked by (times)", "text"),
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...advice.deferral import deferred_searches, describe_search, price_search
 from ...errors import ToolsurveyError
 from ...inputs.usage import unused
 from ...measuring.footprint import tools_only
@@ -41,6 +42,7 @@ def summary_section(inp: Inputs) -> Section:
                                   inp.levers[0][1], money(inp.levers[0][1], missing=NOT_PRICED)))
     if inp.plan_line:
         s.text.append(inp.plan_line)
+    s.notes += inp.search_notes
     if "scenario" in inp.missing:
         s.notes.append(inp.missing["scenario"].capitalize() + ".")
     line = unstated_line(inp.scenario, inp.stated, inp.run)
@@ -106,11 +108,7 @@ def levers(inp: Inputs) -> list[tuple[str, float]]:
         if after == after and base - after > 0:
             out.append((label, base - after))
 
-    if sc.strategy in ("all", "fixed", "phases") and n > 15:
-        try_change("Show each request only the 10 tools most relevant to it (retrieval)"
-                   + (f" instead of all {n}" if sc.strategy == "all" else
-                      " instead of phase gating" if sc.strategy == "phases" else " instead of a fixed set"),
-                   strategy="retrieval", retrieval_k=10)
+    out += search_levers(inp, n)
     # Only levers that apply: caching is offered where the provider needs it turned on (Anthropic);
     # where it is automatic (OpenAI, Gemini's implicit caching) there is nothing to turn on.
     provider = inp.run.assumptions["price"].get("provider", "")
@@ -127,6 +125,37 @@ def levers(inp: Inputs) -> list[tuple[str, float]]:
                    reg=inp.reg.filter(lambda t: (t.server, t.name) in keep))
     out += _findings_lever(inp)
     return sorted(out, key=lambda x: -x[1])
+
+
+def search_levers(inp: Inputs, n: int) -> list[tuple[str, float]]:
+    """Retrieval, and the provider's deferred loading where it offers one, each priced at the measured
+    hit rate (queries given) or at the assumption that every search finds the tool, with the
+    break-even rate (advice.deferral, the same figures as the plan's deferred-loading stage)."""
+    sc, base = inp.scenario, month(inp.run)
+    instead = (f" instead of all {n}" if sc.strategy == "all" else " instead of phase gating"
+               if sc.strategy == "phases" else " instead of a fixed set")
+    options = []
+    if sc.strategy in ("all", "fixed", "phases") and n > 15:
+        options.append(("Show each request only the 10 tools most relevant to it (retrieval)" + instead,
+                        dict(strategy="retrieval", retrieval_k=10)))
+    if sc.strategy != "tool_search" and n > 15:
+        provider = inp.run.assumptions["price"].get("provider", "")
+        for rules in deferred_searches(sc.model, provider)[:1]:
+            options.append((f"Defer every tool behind {describe_search(rules)}, loading {rules.results_per_search} "
+                            "per search" + instead, dict(strategy="tool_search", search=rules.name, search_k=None)))
+    out = []
+    for label, changes in options:
+        try:
+            ch = price_search(inp.reg, sc, float(inp.run.summary["cost_per_completed_task"]), inp.retrieval,
+                              samples=0, **changes)
+        except ToolsurveyError:
+            continue
+        saving = base - month(ch.run)
+        if saving == saving and saving > 0:
+            out.append((f"{label} ({ch.rests_on()})", saving))
+        elif ch.measured:
+            inp.search_notes.append(f"{label} would not save money at the measured hit rate ({ch.rests_on()}).")
+    return out
 
 
 def _findings_lever(inp: Inputs) -> list[tuple[str, float]]:

@@ -1,0 +1,141 @@
+"""Showing fewer tools, priced on what the search finds: a retrieval or deferred-loading change run
+at the measured hit rate (from queries or traces), or at the stated assumption that every search
+finds the tool, with the break-even hit rate below which the change costs more than it saves. The
+report's levers and the plan's deferred-loading stage both come from here."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from ..core.registry import Registry
+from ..inputs.trace_queries import queries_from_traces
+from ..inputs.traces.files import is_trace_file
+from ..measuring.retrieval.evaluation import retrieval_eval
+from ..model.misses import break_even, quality_at
+from ..model.simulate import Run, simulate
+from ..providers.search import SearchRules, search_names, search_rules, searches_for
+
+
+@dataclass
+class SearchChange:
+    """A change that hides tools behind a search, simulated: its run, its hit rate and where that comes
+    from, and the break-even rate (None when even a perfect search costs more)."""
+
+    changes: dict
+    run: Run
+    quality: float
+    measured: bool
+    k: int
+    break_even: float | None
+    baseline_cost: float
+
+    @property
+    def cost(self) -> float:
+        return float(self.run.summary["cost_per_completed_task"])
+
+    def saves(self) -> bool:
+        return self.cost == self.cost and self.cost < self.baseline_cost
+
+    def rests_on(self) -> str:
+        """What the figure rests on, in a phrase for a lever or a plan action."""
+        need = (f"saves money only if the search finds the needed tool in at least {self.break_even:.0%} of tasks"
+                if self.break_even is not None else "costs more even if every search finds the needed tool")
+        if self.measured:
+            return f"measured: the top {self.k} hold a needed tool for {self.quality:.0%} of the queries; {need}"
+        return f"assumes every search finds the needed tool, as no queries measured it; {need}"
+
+
+def _simulate(reg: Registry | None, sc: Any, **changes: Any) -> Run:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return simulate(reg, sc, **changes)
+
+
+def price_search(reg: Registry | None, sc: Any, baseline_cost: float, quality: Any = None,
+                 **changes: Any) -> SearchChange:
+    """Simulate `sc` with `changes` (a retrieval or tool_search strategy) at `quality` (a retrieval
+    evaluation or a hit rate; None: the assumption that every search finds the tool), and find the
+    hit rate at which its cost per completed task meets `baseline_cost`. Raises InputError as simulate does."""
+    probe = dataclasses.replace(sc, **changes)
+    k = probe.search_k if probe.strategy == "tool_search" else probe.retrieval_k
+    q = 1.0 if quality is None else quality_at(quality, k)
+    run = _simulate(reg, sc, **changes, search_quality=q)
+    cost_at = lambda x: float(_simulate(reg, sc, **changes, search_quality=x).summary["cost_per_completed_task"])
+    if probe.strategy == "retrieval":  # cost per completed task is c / q: the break-even is exact
+        perfect = cost_at(1.0)
+        be = perfect / baseline_cost if perfect <= baseline_cost else None
+    else:
+        be = break_even(cost_at, baseline_cost, tol=1e-3)
+    be = None if be is None or math.isnan(be) else be
+    return SearchChange(changes, run, q, quality is not None, k, be, baseline_cost)
+
+
+def measured_search(reg: Registry, queries: Any):
+    """A retrieval evaluation (BM25) of `queries` on `reg`: a queries file, Query values, or agent
+    traces (a trace file or folder: each prompt with the registry tools then called); an evaluation
+    or hit rate as given; None without queries. Raises InputError for bad queries."""
+    if queries is None or hasattr(queries, "hit_at") or isinstance(queries, (int, float)):
+        return queries
+    if isinstance(queries, (str, os.PathLike)) and is_trace_file(queries):
+        queries = queries_from_traces(queries, reg)
+    return retrieval_eval(reg, queries)
+
+
+def deferred_searches(model: str, provider: str) -> list[SearchRules]:
+    """The provider's documented searches that support `model` (empty where it offers none)."""
+    return [r for r in searches_for(provider) if r.supports(model)]
+
+
+def describe_search(rules: SearchRules) -> str:
+    """How a lever names a provider's search: 'Anthropic's tool search (BM25 variant)'."""
+    if rules.provider == "anthropic":
+        return f"Anthropic's tool search ({'BM25' if 'bm25' in rules.name else 'regex'} variant)"
+    return "OpenAI's tool_search (Responses API)"
+
+
+def cost_by_search_k(reg: Registry, sc: Any, quality: Any = None, ks=range(1, 11)) -> pd.DataFrame:
+    """Cost per completed task of deferring every tool behind a search loading k tools per search,
+    for each k, at the hit rate `quality` measures at that k (a retrieval evaluation), or 1.0."""
+    provider = _simulate(reg, sc).assumptions["price"].get("provider", "")
+    options = deferred_searches(sc.model, provider)
+    search = options[0].name if options else "custom"
+    rows = []
+    for k in ks:
+        q = 1.0 if quality is None else quality_at(quality, k)
+        s = _simulate(reg, sc, strategy="tool_search", search=search, search_k=k, search_quality=q, samples=0).summary
+        rows.append({"k": k, "hit_at_k": q, "measured": quality is not None, "success": s["success"],
+                     "tool_tokens_per_request": s["tool_tokens_per_request"],
+                     "cost_per_completed_task": s["cost_per_completed_task"]})
+    return pd.DataFrame(rows)
+
+
+PROVIDER_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5.4"}  # when the scenario's model is another's
+
+
+def deferred_vs_visible(reg: Registry, sc: Any, quality: Any = None) -> pd.DataFrame:
+    """For each provider search documented in providers.toml: every tool visible against every tool
+    deferred behind the search, priced on the scenario with a model that supports it (the scenario's
+    own when it does) at the measured hit rate or 1.0. `quality` is one evaluation for all, or a
+    mapping search name -> evaluation (e.g. the regex method's for anthropic-regex). One row per
+    (search, strategy)."""
+    rows = []
+    for name in [n for n in search_names() if n != "custom"]:
+        rules = search_rules(name)
+        model = sc.model if rules.supports(sc.model) else PROVIDER_MODELS[rules.provider]
+        given = quality.get(name) if isinstance(quality, dict) else quality
+        q = 1.0 if given is None else quality_at(given, rules.results_per_search)
+        for strategy, changes in (("all visible", dict(strategy="all")),
+                                  ("deferred", dict(strategy="tool_search", search=name, search_k=None,
+                                                    search_quality=q))):
+            s = _simulate(reg, sc, model=model, samples=0, **changes).summary
+            rows.append({"search": name, "model": model, "strategy": strategy, "hit_at_k": q if strategy == "deferred"
+                         else float("nan"), "tool_tokens_per_request": s["tool_tokens_per_request"],
+                         "cost_per_completed_task": s["cost_per_completed_task"]})
+    return pd.DataFrame(rows)
