@@ -163,7 +163,7 @@ def test_dated_ids_and_provider_prefixes_resolve():
 
 
 def test_default_source_is_the_dated_litellm_snapshot(tmp_path, monkeypatch):
-    from toolsurvey.providers.prices import litellm_source
+    from toolsurvey.providers.litellm import litellm_source
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no file from `toolsurvey prices update`
     assert litellm_source()["path"] == "" and litellm_source()["as_of"] == "2026-11-30"

@@ -21,18 +21,20 @@ import sys
 from ..errors import ToolsurveyError
 
 
-def _commands() -> dict:
-    """Sub-command name -> module, for every public module in this package (each has HELP, configure, run)."""
-    mods = {}
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            mods[info.name] = importlib.import_module(f".{info.name}", __name__)
-    return dict(sorted(mods.items()))
+def _commands(only: str | None = None) -> dict:
+    """Sub-command name -> module, for every public module in this package (each has HELP, configure,
+    run), or for `only` alone when it names one."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    if only in names:
+        names = [only]
+    return {name: importlib.import_module(f".{name}", __name__) for name in names}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser for every sub-command, or, given `only`, one whose other sub-commands are listed but
-    not configured (configuring may import the module that owns an option's choices)."""
+    """The parser for every sub-command. Given `only`, a sub-command's name: one that knows that
+    sub-command alone (its arguments, help and errors are the same; the other commands' modules are
+    not imported); any other `only`: one whose sub-commands are listed but not configured
+    (configuring may import the module that owns an option's choices)."""
     from ._args import Parser
     from ._common import add_wide_arg
 
@@ -42,7 +44,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from .. import __version__
     parser.add_argument("--version", action="version", version=f"toolsurvey {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, mod in _commands().items():
+    for name, mod in _commands(only).items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
         if only is None or only == name.replace("_", "-"):
             mod.configure(p)
@@ -104,8 +106,9 @@ def _byte_count(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     argv = sys.argv[1:] if argv is None else argv
-    # Only the sub-command being run needs its options: the first word not starting with "-".
-    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
+    # Only the sub-command being run needs a parser: the first word, unless an option comes before it
+    # (--help lists every sub-command).
+    parser = build_parser(only=argv[0] if argv and not argv[0].startswith("-") else "")
     args = parser.parse_args(argv)
     from ..core.files import MAX_INPUT_BYTES, input_limit
     from ._common import output_width

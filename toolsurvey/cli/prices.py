@@ -21,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..providers.caching import caching_rules
     from ..providers.limits import limits
-    from ..providers.prices import LITELLM_URL, litellm_source, load_prices, price_for, update_prices
+    from ..providers.litellm import LITELLM_URL, litellm_source
+    from ..providers.prices import load_prices, price_for, update_prices
     from ._common import fit, render_table
 
     if args.action == "update":
