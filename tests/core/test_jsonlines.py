@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from toolsurvey.core.jsonlines import Skips, documents, json_lines
 
 
@@ -33,3 +36,25 @@ def test_a_pretty_printed_json_document_is_read_whole(tmp_path):
     p = tmp_path / "doc.json"
     p.write_text('{\n  "resourceSpans": []\n}\n')
     assert list(documents(p, Skips())) == [(1, {"resourceSpans": []})]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from([b'{"usage": 1}', b'{"a": 2}', b"", b"  ", b'{"b": "usage"}', b'{"usage"}{"x":1}',
+                                 b'{"c": "' + b"y" * 40 + b'"}']), max_size=30),
+       st.booleans(), st.integers(1, 64), st.sampled_from([(), (b'"usage"',), (b'"usage"', b'"b"')]))
+def test_raw_lines_splits_across_blocks_as_a_plain_split_does(tmp_path, monkeypatch, lines, cut, block, markers):
+    import toolsurvey.core.jsonlines as jl
+
+    data = b"\n".join(lines) + (b"" if cut else b"\n")
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(data)
+    monkeypatch.setattr(jl, "BLOCK", block)
+    skips = Skips()
+    got = [(n, raw) for n, raw, _ in jl.raw_lines(p, skips, markers)]
+    parts = data.split(b"\n")
+    whole, tail = parts[:-1], parts[-1]  # newline-terminated lines, and what follows the last newline
+    want = [(i, x) for i, x in enumerate(whole, 1) if x.strip() and (not markers or any(m in x for m in markers))]
+    if tail.strip():
+        want.append((len(whole) + 1, tail))  # a last line with no newline is always given (it may be cut short)
+    assert got == want
+    assert skips.unparsed == (len(whole) - len([w for w in want if w[0] <= len(whole)]) if markers else 0)

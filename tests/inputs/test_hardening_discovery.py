@@ -79,7 +79,7 @@ def test_two_gigabytes_of_stderr_cost_bounded_memory():
 
     r = _discover("--connect-timeout", "120", "--", *ESCAPE, "stderr-flood", "x", "2048", preexec_fn=cap, timeout=300)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "MemoryError" not in r.stderr
-    assert "fatal: the last line of a long log" in r.stderr
+    assert "fatal: the last line of a long log" in " ".join(r.stderr.split())  # the line is wrapped to fit
 
 
 def test_nan_from_a_server_fails_it_with_the_position():

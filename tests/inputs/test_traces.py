@@ -255,7 +255,7 @@ def test_generated_claude_code_folder_matches_an_independent_sum(tmp_path):
 def test_cli_traces_prints_totals_and_exits_2_on_bad_path(session, tmp_path, capsys):
     assert main(["traces", str(session.parent), "--by", "tool", "--format", "json", "--engine", "python"]) == 0
     out = capsys.readouterr()
-    rows = json.loads(out.out)
+    rows = json.loads(out.out)["rows"]
     assert rows[0]["tool"] == "search_issues" and rows[0]["server"] == "github"
     assert "deduplicated:" in out.err
     assert main(["traces", str(tmp_path / "nope"), "--engine", "python"]) == 2

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -76,8 +77,9 @@ def test_dask_on_a_two_worker_local_cluster_gives_the_same_numbers(folder, monke
         assert main(["traces", str(folder), "--engine", "dask", "--format", "json", "--by", "day"]) == 0
     ref = load_traces(folder, engine="python")
     _same(ref, got)
-    rows = json.loads(capsys.readouterr().out)
-    assert sum(r["cost"] or 0 for r in rows) == pytest.approx(ref.requests["cost"].sum())
+    doc = json.loads(capsys.readouterr().out)
+    assert sum(r["cost"] or 0 for r in doc["rows"]) == pytest.approx(ref.requests["cost"].sum())
+    assert doc["totals"]["cost"] == pytest.approx(ref.requests["cost"].sum())
 
 
 def test_a_missing_engine_names_its_extra(folder, monkeypatch):
@@ -93,6 +95,26 @@ def test_cli_reads_with_duckdb(folder, capsys):
     from toolsurvey.cli import main
 
     assert main(["traces", str(folder), "--engine", "duckdb", "--format", "json", "--by", "model"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     ref = load_traces(folder, engine="python").totals("model")
-    assert sum(r["requests"] for r in rows) == int(ref["requests"].sum())
+    assert {r["model"]: r["requests"] for r in rows} == dict(zip(ref["model"], ref["requests"], strict=True))
+
+
+def test_the_summary_path_gives_the_tables_numbers_with_every_engine_and_both_cores(folder):
+    from toolsurvey.inputs.traces.summary import summarize
+
+    ref = load_traces(folder, engine="python")
+    want = ref.totals("model", timezone="UTC").drop(columns="models", errors="ignore")
+    one = summarize(folder, workers=1)
+    for s in (one, summarize(folder, workers=2), summarize(folder, engine="duckdb")):
+        got = pd.DataFrame(s.view("model", z=None).rows)
+        pd.testing.assert_frame_equal(got, want, check_dtype=False)
+        lean, full = {str(x) for x in s.account.skips.items}, {str(x) for x in ref.skips.items}
+        assert lean <= full
+        # the pre-filter passes over lines without usage: only such lines' problems go unseen
+        for x in ref.skips.items:
+            if str(x) not in lean:
+                assert b'"usage"' not in Path(x.file).read_bytes().split(b"\n")[x.line - 1], x
+    # two processes read runs of neighbouring files: the same rules, skips and summary as one
+    assert summarize(folder, workers=2).summary() == one.summary()
+    assert one.headline()[:2] == ref.summary().split("\n")[:2]

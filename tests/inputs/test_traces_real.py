@@ -83,5 +83,24 @@ def test_real_transcripts_match_an_independent_sum(name, files, requests, dollar
 def test_cli_reads_all_33_irrlicht_files(capsys):
     assert main(["traces", str(shared("traces", "irrlicht"))]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("33 file(s) (33 claude-code)") and "448 request(s)" in out and "$25.2300" in out
+    assert "33 file(s) (33 claude-code)" in out and "448 request(s)" in out and "$25.2300" in out
     assert "INCOMPLETE" not in out
+
+
+def test_spotter_json_has_the_totals_of_an_independent_sum(capsys):
+    folder = shared("traces", "spotter")
+    reqs = _requests(folder)
+    assert main(["traces", str(folder), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    u = list(reqs.values())
+    assert doc["totals"] == {
+        "requests": 904,
+        "input_tokens": sum(x["input_tokens"] for _, x in u),
+        "cache_write_5m": sum(x["cache_creation_input_tokens"] - x["1h"] for _, x in u),
+        "cache_write_1h": sum(x["1h"] for _, x in u),
+        "cache_read": sum(x["cache_read_input_tokens"] for _, x in u),
+        "output_tokens": sum(x["output_tokens"] for _, x in u),
+        "cache_write": sum(x["cache_creation_input_tokens"] for _, x in u),
+        "cost": pytest.approx(_bill(reqs), rel=1e-9)}
+    assert len(doc["rows"]) == 9 and sum(r["requests"] for r in doc["rows"]) == 904
+    assert doc["incomplete"] is False

@@ -158,14 +158,18 @@ CHARTS = """() => [...document.querySelectorAll('.plot')].map(gd => ({
   x: gd.layout && gd.layout.xaxis && gd.layout.xaxis.title && gd.layout.xaxis.title.text || ''}))"""
 
 
+# The computed display of each chart's toolbar (plotly's modebar), as the browser lays it out.
+MODEBARS = "() => [...document.querySelectorAll('.plot .modebar-container')].map(e => getComputedStyle(e).display)"
+
+
 def _words(text: str) -> str:
     return " ".join(text.split())
 
 
 def test_sample_report_draws_every_chart_and_prints_without_cutting_one(sample_report, tmp_path):
     """Every chart draws; printed to PDF (A4, the report's print stylesheet) each chart's title and
-    its x-axis title land on the same page, so no chart is cut across two pages. The first two
-    pages are kept as pictures in tests/artifacts."""
+    its x-axis title land on the same page, so no chart is cut across two pages, and no chart's
+    toolbar shows. The first two pages are kept as pictures in tests/artifacts."""
     import shutil
     import subprocess
 
@@ -178,9 +182,15 @@ def test_sample_report_draws_every_chart_and_prints_without_cutting_one(sample_r
         page.wait_for_function("() => [...document.querySelectorAll('.plot')].every("
                                "gd => gd.querySelector('.main-svg'))", timeout=60_000)
         charts = page.evaluate(CHARTS)
+        bars = page.evaluate(MODEBARS)
+        page.emulate_media(media="print")
+        printed_bars = page.evaluate(MODEBARS)
         page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
     assert errors == []
     assert len(charts) >= 6 and all(c["drawn"] for c in charts), charts
+    # plotly's toolbar is on every chart on screen, and hidden on the printed page
+    assert len(bars) == len(charts) and all(display != "none" for display in bars), bars
+    assert printed_bars == ["none"] * len(charts), printed_bars
     titles = {"Where each request's input tokens go", "Cost per task attempt (USD) against requests per task",
               "The plan, stage by stage: cost per month (USD)", "Result tokens in the usage log"}
     assert all(any(c["title"].startswith(t) for c in charts) for t in titles), [c["title"] for c in charts]

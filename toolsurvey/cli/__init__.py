@@ -1,14 +1,17 @@
 """The `toolsurvey` command: one sub-command per module in this package.
 
 Here the underscore says which modules are commands: a module without one is a sub-command (it has
-HELP, configure and run); `_args`, `_common`, `_counting`, `_measure` and `_progress` are the
-commands' shared helpers, whose public names the commands import. The commands import the engine
-inside `run()`, so parsing arguments (and `--help`) loads no pandas.
+HELP, configure and run); `_args`, `_common`, `_counting`, `_measure`, `_progress` and `_servers`
+are the commands' shared helpers, whose public names the commands import. Every line a command
+prints goes through `_common` (`say`, `fit`, the tables), which fits it to the terminal, or to 100
+columns, unless --wide. The commands import the engine inside `run()`, so parsing arguments (and
+`--help`) loads no pandas.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import pkgutil
@@ -18,19 +21,22 @@ import sys
 from ..errors import ToolsurveyError
 
 
-def _commands() -> dict:
-    """Sub-command name -> module, for every public module in this package (each has HELP, configure, run)."""
-    mods = {}
-    for info in pkgutil.iter_modules(__path__):
-        if not info.name.startswith("_"):
-            mods[info.name] = importlib.import_module(f".{info.name}", __name__)
-    return dict(sorted(mods.items()))
+def _commands(only: str | None = None) -> dict:
+    """Sub-command name -> module, for every public module in this package (each has HELP, configure,
+    run), or for `only` alone when it names one."""
+    names = sorted(info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_"))
+    if only in names:
+        names = [only]
+    return {name: importlib.import_module(f".{name}", __name__) for name in names}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser for every sub-command, or, given `only`, one whose other sub-commands are listed but
-    not configured (configuring may import the module that owns an option's choices)."""
+    """The parser for every sub-command. Given `only`, a sub-command's name: one that knows that
+    sub-command alone (its arguments, help and errors are the same; the other commands' modules are
+    not imported); any other `only`: one whose sub-commands are listed but not configured
+    (configuring may import the module that owns an option's choices)."""
     from ._args import Parser
+    from ._common import add_wide_arg
 
     parser = Parser(
         prog="toolsurvey",
@@ -38,13 +44,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from .. import __version__
     parser.add_argument("--version", action="version", version=f"toolsurvey {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, mod in _commands().items():
+    for name, mod in _commands(only).items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
         if only is None or only == name.replace("_", "-"):
             mod.configure(p)
         p.add_argument("--max-input-bytes", type=_byte_count, default=None, metavar="N",
                        help="refuse an input file (registry, usage log, scenario, config) larger than this "
                             "(default: 128 MiB; accepts K, M, G suffixes)")
+        with contextlib.suppress(argparse.ArgumentError):  # the commands with tables define it themselves
+            add_wide_arg(p)
         p.set_defaults(_run=mod.run)
     return parser
 
@@ -98,15 +106,17 @@ def _byte_count(text: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit code (2 for bad input, with a one-line message)."""
     argv = sys.argv[1:] if argv is None else argv
-    # Only the sub-command being run needs its options: the first word not starting with "-".
-    parser = build_parser(only=next((a for a in argv if not a.startswith("-")), ""))
+    # Only the sub-command being run needs a parser: the first word, unless an option comes before it
+    # (--help lists every sub-command).
+    parser = build_parser(only=argv[0] if argv and not argv[0].startswith("-") else "")
     args = parser.parse_args(argv)
     from ..core.files import MAX_INPUT_BYTES, input_limit
+    from ._common import output_width
 
     _received.clear()
     previous = _on_termination(_terminate)
     try:
-        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES):
+        with input_limit(args.max_input_bytes or MAX_INPUT_BYTES), output_width(args.wide):
             return int(args._run(args) or 0)
     except KeyboardInterrupt as e:
         if not _received and not isinstance(e, Terminated):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import json
 import re
 import sys
+from collections.abc import Iterator
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..core.writing import STDOUT, atomic_write, safe_text, spreadsheet_safe
@@ -20,7 +23,8 @@ if TYPE_CHECKING:  # pandas is imported where a table is rendered, so parsing ar
 FORMATS_OUT = ("table", "csv", "json")
 MAX_WARNINGS = 20
 _NUMBER = re.compile(r"[-+]?\$?[-+]?[\d,.]+%?( points| tokens)?|-|–|")
-DEFAULT_WIDTH = 100  # columns of a text table when standard output is not a terminal
+DEFAULT_WIDTH = 100  # columns of a line or text table when the stream is not a terminal
+_wide = ContextVar("wide", default=False)  # --wide, for the whole run (set by cli.main)
 
 
 def add_registry_args(p: argparse.ArgumentParser) -> None:
@@ -39,10 +43,19 @@ def load_registry(args: argparse.Namespace):
 
 
 def print_warnings(warnings: list[str]) -> None:
+    """Each warning on standard error (the first MAX_WARNINGS, then how many more), wrapped to fit."""
     for w in warnings[:MAX_WARNINGS]:
-        print(f"warning: {visible(w)}", file=sys.stderr)
+        say(f"warning: {w}")
     if len(warnings) > MAX_WARNINGS:
-        print(f"warning: … and {len(warnings) - MAX_WARNINGS} more", file=sys.stderr)
+        say(f"warning: … and {len(warnings) - MAX_WARNINGS} more")
+
+
+def say(text: str, stream=None) -> None:
+    """Print a message (a note, warning or progress line) on standard error, or `stream`: control and
+    bidi characters escaped, each line wrapped to the width the stream allows. Every line a command
+    prints that is not a table, JSON or CSV goes through here or through `fit`."""
+    stream = sys.stderr if stream is None else stream
+    print(fit(visible_lines(str(text)), stream=stream), file=stream, flush=True)
 
 
 def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
@@ -53,31 +66,46 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
 
 def add_wide_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wide", action="store_true",
-                   help="tables show every character (default: fit the terminal, or 100 columns, with …)")
+                   help="keep long lines and table cells whole (default: fit the terminal, or 100 columns)")
 
 
-def table_width(wide: bool = False) -> int | None:
-    """Columns a text table may use: the terminal's, 100 when not a terminal, None (no limit) with --wide."""
+@contextlib.contextmanager
+def output_width(wide: bool) -> Iterator[None]:
+    """Within the block, lines and tables keep their whole width when `wide` (the CLI's --wide)."""
+    token = _wide.set(wide)
+    try:
+        yield
+    finally:
+        _wide.reset(token)
+
+
+def table_width(wide: bool | None = None, stream=None) -> int | None:
+    """Columns a line may use on `stream` (standard output by default): the terminal's, 100 when it
+    is not a terminal, None (no limit) with --wide."""
     import shutil
 
-    if wide:
+    if wide or (wide is None and _wide.get()):
         return None
-    return shutil.get_terminal_size((100, 24)).columns if sys.stdout.isatty() else DEFAULT_WIDTH
+    stream = sys.stdout if stream is None else stream
+    tty = getattr(stream, "isatty", lambda: False)()
+    return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns if tty else DEFAULT_WIDTH
 
 
-def fit(text: str, wide: bool = False) -> str:
-    """Lines longer than the table width wrapped (indented like the line they continue)."""
+def fit(text: str, wide: bool | None = None, stream=None) -> str:
+    """Lines longer than the width wrapped at spaces (a word longer than the width is broken), each
+    continuation indented two more spaces than the line it continues."""
     import textwrap
 
-    width = table_width(wide)
+    width = table_width(wide, stream)
     if width is None:
         return text
     out = []
     for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
         indent = line[:len(line) - len(line.lstrip())]
-        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False,
-                                 break_long_words=False)
-                   if len(line) > width else line)
+        out.append(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False))
     return "\n".join(out)
 
 
@@ -119,27 +147,43 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[:max(width - 1, 0)] + "…"
 
 
-def render_table(df: pd.DataFrame, *, wide: bool = False) -> str:
+def render_table(df: pd.DataFrame, *, wide: bool | None = None) -> str:
     """An aligned text table that fits `table_width`: numbers right-aligned with their units, long
     text cut with an ellipsis (all of it with `wide`)."""
     import pandas as pd
 
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
-    return _text_table(list(df.columns), df.itertuples(index=False), numeric, wide)
+    return text_table(list(df.columns), df.itertuples(index=False), numeric, wide)
 
 
-def _text_table(columns: list[str], rows, numeric: list[bool], wide: bool) -> str:
-    """`render_table` of rows of values, `numeric` saying which columns hold numbers."""
+def text_table(columns: list[str], rows, numeric: list[bool], wide: bool | None = None) -> str:
+    """`render_table` of rows of values, `numeric` saying which columns hold numbers. A short table
+    of numbers too wide for the width even with its headers wrapped is shown turned: one row per
+    column, one column per row (named by its first cell)."""
+    cols = [visible(c) for c in columns]
+    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in rows]
+    # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
+    numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
+    width = table_width(wide)
+    widths, wrap = _widths(cols, cells, numeric, width)
+    if width is not None and sum(widths) + 2 * (len(cols) - 1) > width and 0 < len(cells) <= _TURN_ROWS \
+            and len(cols) > 2 and not numeric[0]:
+        turned = [[c.replace("_", " ")] + [r[i] for r in cells] for i, c in enumerate(cols[1:], 1)]
+        cols, cells = [cols[0]] + [r[0] for r in cells], turned
+        numeric = [False] + [True] * (len(cols) - 1)
+        widths, wrap = _widths(cols, cells, numeric, width)
+    return _rich_table(cols, cells, numeric, widths, wrap)
+
+
+_TURN_ROWS = 12  # at most this many rows are turned into columns
+
+
+def _rich_table(cols: list[str], cells: list[list[str]], numeric: list[bool], widths: list[int], wrap: bool) -> str:
     from rich import box
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    cols = [visible(c) for c in columns]
-    cells = [[_cell(v, c) for c, v in zip(cols, row, strict=True)] for row in rows]
-    # Columns of numbers already written as text (e.g. "$0.46", "-3.2 points") align right too.
-    numeric = [num or bool(cells) and all(_NUMBER.fullmatch(r[i]) for r in cells) for i, num in enumerate(numeric)]
-    widths, wrap = _widths(cols, cells, numeric, table_width(wide))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True,
               header_style="", expand=False)
     for c, num, w in zip(cols, numeric, widths, strict=True):
@@ -154,7 +198,7 @@ def _text_table(columns: list[str], rows, numeric: list[bool], wide: bool) -> st
     return "\n".join(line.rstrip() for line in console.file.getvalue().splitlines()).strip("\n")
 
 
-def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "", *, wide: bool = False) -> None:
+def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "", *, wide: bool | None = None) -> None:
     """Print or write a table as text, CSV or JSON records."""
     if fmt == "csv":
         text = spreadsheet_safe(df).to_csv(index=False)
@@ -166,7 +210,7 @@ def emit(df: pd.DataFrame, fmt: str, output: str | None, header: str = "", *, wi
 
 
 def emit_rows(columns: list[str], rows: list[list], fmt: str, output: str | None, header: str = "", *,
-              numeric: list[bool], wide: bool = False) -> None:
+              numeric: list[bool], wide: bool | None = None) -> None:
     """`emit` for rows of plain values (text, or whole numbers where `numeric`), without pandas."""
     if fmt == "csv":
         buf = io.StringIO()
@@ -177,11 +221,11 @@ def emit_rows(columns: list[str], rows: list[list], fmt: str, output: str | None
     elif fmt == "json":
         text = json.dumps([dict(zip(columns, row, strict=True)) for row in rows], indent=2, ensure_ascii=False) + "\n"
     else:
-        text = _titled(header, _text_table(columns, rows, numeric, wide), wide)
+        text = _titled(header, text_table(columns, rows, numeric, wide), wide)
     write(text, output)
 
 
-def _titled(header: str, table: str, wide: bool) -> str:
+def _titled(header: str, table: str, wide: bool | None) -> str:
     return (fit(visible_lines(header), wide) + "\n\n" if header else "") + table + "\n"
 
 
@@ -199,6 +243,6 @@ def write(text: str, output: str | None) -> None:
             atomic_write(output, text)
         except OSError as e:
             raise InputError(f"cannot write {output}: {e.strerror}") from None
-        print(f"wrote {output}", file=sys.stderr)
+        say(f"wrote {output}")
     else:
         sys.stdout.write(text)

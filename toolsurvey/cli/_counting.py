@@ -6,6 +6,8 @@ import argparse
 import sys
 import time
 
+from ._common import fit, say
+
 
 def add_endpoint_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("exact counting (keys from ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY)")
@@ -75,7 +77,7 @@ class Progress:
                 self.last = now
         elif final or done * 4 // total > self.shown:  # at 25% steps
             self.shown = done * 4 // total
-            print(f"counting: {done:,}/{total:,} requests ({cached:,} cached, {sent:,} sent)", file=self.stream)
+            say(f"counting: {done:,}/{total:,} requests ({cached:,} cached, {sent:,} sent)", self.stream)
 
 
 def dry_run_text(info: dict) -> str:
@@ -100,7 +102,7 @@ def counted_table(reg, table, args: argparse.Namespace):
         from ..measuring.counting.exact import dry_run, exact_footprint
 
         if args.dry_run:
-            sys.stdout.write(dry_run_text(dry_run(reg, args.count_with, **dry_run_kwargs(args))))
+            sys.stdout.write(fit(dry_run_text(dry_run(reg, args.count_with, **dry_run_kwargs(args)))))
             return None
         return exact_footprint(reg, args.count_with, **endpoint_kwargs(args))
     if getattr(args, "calibration", None):

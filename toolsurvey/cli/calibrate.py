@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from ..measuring.calibration import VARIANTS, calibrate, calibration_table, save_calibration
-    from ._common import load_registry, render_table
+    from ._common import fit, load_registry, render_table, say
     from ._counting import dry_run_kwargs, dry_run_text, endpoint_kwargs
 
     reg = load_registry(args)
@@ -36,22 +36,22 @@ def run(args: argparse.Namespace) -> int:
         info = dry_run(reg, args.provider, **dry_run_kwargs(args))
         info["to_send"] += len(VARIANTS) * info["parts"]  # one all-tools request per removed part
         info["requests"] += len(VARIANTS) * info["parts"]
-        sys.stdout.write(dry_run_text(info))
+        sys.stdout.write(fit(dry_run_text(info)))
         return 0
     cal = calibrate(reg, args.provider, **endpoint_kwargs(args))
     if args.output:
         save_calibration(cal, args.output)
-        print(f"wrote {args.output}", file=sys.stderr)
+        say(f"wrote {args.output}")
     if args.format == "json":
         sys.stdout.write(json.dumps(cal, indent=2, ensure_ascii=False) + "\n")
         return 0
     r = cal["per_tool_ratio"]
-    sys.stdout.write(
+    sys.stdout.write(fit(
         f"{cal['provider']}:{cal['model']} vs offline {cal['encoding']} ({cal['render']} rendering), "
         f"{cal['registry']['tools']:,} tools, {cal['date']}\n"
         f"requests: {cal['requests']['sent']:,} sent, {cal['requests']['cached']:,} from the cache\n"
-        f"per-tool ratio exact/offline: median {r['median']:.3f}, p10 {r['p10']:.3f}, p90 {r['p90']:.3f}\n\n"
-        + render_table(calibration_table(cal)) + "\n")
+        f"per-tool ratio exact/offline: median {r['median']:.3f}, p10 {r['p10']:.3f}, p90 {r['p90']:.3f}")
+        + "\n\n" + render_table(calibration_table(cal)) + "\n")
     if not args.output:
-        print("(pass -o FILE to save the calibration for `footprint --calibration FILE`)", file=sys.stderr)
+        say("(pass -o FILE to save the calibration for `footprint --calibration FILE`)")
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 HELP = "exit 1 (one line per breach) when tools exceed token budgets or grow too much; 0 when within budget"
 
@@ -27,7 +26,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..advice.budget import check, parse_increase
     from ..present.markdown import visible
-    from ._common import load_registry
+    from ._common import fit, load_registry, say
     from ._measure import measure_kwargs
 
     frac, tokens = parse_increase(args.max_increase) if args.max_increase is not None else (None, None)
@@ -39,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
                      max_server_tokens=args.max_server_tokens, baseline=baseline, max_increase=frac,
                      max_increase_tokens=tokens, fail_on=args.fail_on, **measure_kwargs(args))
     for b in breaches:
-        print(visible(b.message))
+        print(fit(visible(b.message)))
     if breaches:
-        print(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}", file=sys.stderr)
+        say(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}")
         return 1
-    print(f"toolsurvey check: within budget ({len(reg):,} tools)", file=sys.stderr)
+    say(f"toolsurvey check: within budget ({len(reg):,} tools)")
     return 0

@@ -18,16 +18,15 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    import sys
 
     from ..errors import InputError
     from ..inputs.formats import dump
-    from ._common import load_registry, write
+    from ._common import load_registry, say, write
 
     reg = load_registry(args)
     if args.to != "registry" and len(reg.servers) > 1:
-        print(f"note: {len(reg.servers)} servers flattened into one {args.to} tool list; "
-              "use --to registry to keep them apart", file=sys.stderr)
+        say(f"note: {len(reg.servers)} servers flattened into one {args.to} tool list; "
+            "use --to registry to keep them apart")
     try:  # a Registry built in Python may hold NaN; JSON has no way to write it
         text = json.dumps(dump(reg, args.to), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     except ValueError as e:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 HELP = "measure the tokens a registry's tool definitions add to every request"
 
@@ -30,12 +29,11 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..measuring.parts import PARTS, TEXT_COLUMNS, footprint_columns
     from ..present.units import plural
-    from ._common import emit, emit_rows, load_registry
+    from ._common import emit, emit_rows, load_registry, say
 
     reg = load_registry(args)
     if not len(reg):
-        print(f"warning: {', '.join(args.paths)}: no tools found; the tool definitions cost nothing",
-              file=sys.stderr)
+        say(f"warning: {', '.join(args.paths)}: no tools found; the tool definitions cost nothing")
     kw = dict(encoding=args.encoding, render=args.render, model=args.model, tool_choice=args.tool_choice)
     if args.by == "tool" and not (args.count_with or args.calibration or args.dry_run):
         columns, a = footprint_columns(reg, **kw)  # plain columns: no pandas, so it starts fast

@@ -82,15 +82,27 @@ def _pretty(table):
 
 
 def _assumption_lines(assumptions: dict) -> list[str]:
+    """One readable line per assumption: the accuracy curve's points, the price per million tokens
+    with its source and date, phases by name, other values as text (never a raw JSON record)."""
+    from ..present.prices import price_line
+
     out = []
     for k, v in assumptions.items():
         if isinstance(v, dict) and "points" in v:
             pts = ", ".join(f"{p['visible']:g} tools: {p['wrong']:.0%} wrong / {p['success']:.0%} success"
                             for p in v["points"])
             v = f"{pts} ({v.get('interpolation')}, {v.get('outside')} outside; {v.get('source')})"
-        elif isinstance(v, (dict, list)):
-            v = json.dumps(v, ensure_ascii=False)
-        out.append(f"{k}: {v}")
+        elif isinstance(v, dict) and {"model", "input", "output"} <= set(v):
+            k, v = "price", price_line(v)
+        elif isinstance(v, list) and all(isinstance(x, dict) and "name" in x for x in v):
+            v = "; ".join(f"{x['name']} ({len(x.get('tools', []))} tool patterns"
+                          + (f", {x['steps']:g} step{'s' * (x['steps'] != 1)})" if x.get("steps") is not None else ")")
+                          for x in v)
+        elif isinstance(v, list):
+            v = ", ".join(map(str, v))
+        elif isinstance(v, dict):
+            v = "; ".join(f"{key} = {val}" for key, val in v.items())
+        out.append(f"{k}: {'none' if v is None else v}")
     return out
 
 
@@ -158,7 +170,7 @@ def _text(p, actions, head: str, fmt: str, wide: bool) -> str:
                              md(shown, [2, 3]), "### Stages", md(stages, range(1, 10)), "### Assumptions",
                              "\n".join(f"- {escape(line)}" for line in _assumption_lines(p.assumptions))]) + "\n"
     return "\n\n".join([fit(head, wide), render_table(_pretty(p.table), wide=wide),
-                         "actions (tokens saved per request and per task; negative: the action costs tokens):",
+                         fit("actions (tokens saved per request and per task; negative: the action costs tokens):", wide),
                          render_table(shown, wide=wide), "stages (each simulated):", render_table(stages, wide=wide),
                          "assumptions:",
                          fit("\n".join("  " + line for line in _assumption_lines(p.assumptions)), wide)]) + "\n"

@@ -18,20 +18,19 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
     from ..errors import InputError
     from ..providers.caching import caching_rules
     from ..providers.limits import limits
-    from ..providers.prices import LITELLM_URL, litellm_source, load_prices, price_for, update_prices
-    from ._common import render_table
+    from ..providers.litellm import LITELLM_URL, litellm_source
+    from ..providers.prices import load_prices, price_for, update_prices
+    from ._common import fit, render_table
 
     if args.action == "update":
         if args.model:
             raise InputError("prices update takes no MODEL")
         path, n = update_prices(args.url or LITELLM_URL)
-        print(f"updated: {n:,} chat models from {args.url or LITELLM_URL}, saved to {path}; "
-              "it is now the default price source")
+        print(fit(f"updated: {n:,} chat models from {args.url or LITELLM_URL}, saved to {path}; "
+                  "it is now the default price source"))
         return 0
     prices = load_prices(args.price_file)
     src = litellm_source()
@@ -40,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
         known = sorted((p for p in prices.values() if p.provider in ("anthropic", "openai", "google")),
                        key=lambda p: (p.provider, p.model))
-        print(f"{len(prices):,} models priced; default source {src['label']} ({src['path'] or src['source']}). "
-              f"The {len(known):,} of providers with rendering, caching and limit rules:\n")
+        print(fit(f"{len(prices):,} models priced; default source {src['label']} ({src['path'] or src['source']}). "
+                  f"The {len(known):,} of providers with rendering, caching and limit rules:\n"))
         print(render_table(pd.DataFrame([{"provider": p.provider, "model": p.model, "input": p.input,
                                           "output": p.output, "cache_read": p.cache_read,
                                           "context_window": p.context_window} for p in known])))
@@ -60,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
                      f"({rules.get('source')}, {rules.get('as_of')})")
     lim = limits(p.provider)
     if lim:
-        shown = {k: lim[k] for k in ("max_tools", "max_name_length", "name_pattern") if k in lim}
-        lines.append(f"limits: {json.dumps(shown)} ({lim.get('source')}, {lim.get('as_of')})")
-    print("\n".join(lines))
+        shown = [f"{lim['max_tools']} tools" if "max_tools" in lim else "",
+                 f"names of at most {lim['max_name_length']} characters" if "max_name_length" in lim else "",
+                 f"matching {lim['name_pattern']}" if "name_pattern" in lim else ""]
+        lines.append(f"limits: {', '.join(x for x in shown if x)} ({lim.get('source')}, {lim.get('as_of')})")
+    print(fit("\n".join(lines)))
     return 0

@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..present.report.build import report
     from ..present.report.document import format_for
-    from ._common import load_registry, visible_lines
+    from ._common import fit, load_registry, say, visible_lines
     from ._measure import measure_kwargs, scenario_options
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
@@ -51,13 +51,13 @@ def run(args: argparse.Namespace) -> int:
                  queries=args.queries, **measure_kwargs(args), **scenario_options(args))
     if args.output == "-" or (fmt == "markdown" and not args.output):
         sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())
-        print(visible_lines(rep.summary_text()), file=sys.stderr)
+        say(rep.summary_text())
         return 0
     output = args.output or ("report.html" if fmt == "html" else "report-tables")
     paths = rep.save(output, format=fmt)
-    print(visible_lines(rep.summary_text()))
+    print(fit(visible_lines(rep.summary_text())))
     where = paths[0].resolve() if fmt != "csv" else paths[0].resolve().parent
     what = {"html": "open it in a browser; it works offline", "markdown": "Markdown",
             "csv": f"{len(paths)} CSV files"}[fmt]
-    print(f"\nReport written to {where} ({what})")
+    print(fit(f"\nReport written to {where} ({what})"))
     return 0

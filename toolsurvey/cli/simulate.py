@@ -118,12 +118,11 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    import sys
     import warnings
 
     from ..model.simulate import simulate
     from ..model.sweeps import sweep
-    from ._common import fit, load_registry, print_warnings, render_table, write
+    from ._common import fit, load_registry, print_warnings, render_table, say, write
 
     base, axes = grid(args)  # option values checked before the registry is read
     reg = load_registry(args) if args.paths else None
@@ -169,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
             text += render_table(one.percentiles.reset_index(names=""), wide=args.wide) + "\n"
         write(text, args.output)
     if not table["fits"].all():
-        print("note: scenarios that exceed the context window are not priced (empty cost)", file=sys.stderr)
+        say("note: scenarios that exceed the context window are not priced (empty cost)")
     return 0
 
 

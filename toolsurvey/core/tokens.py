@@ -13,8 +13,7 @@ from pathlib import Path
 import tiktoken
 
 from ..errors import InputError
-
-DEFAULT_ENCODING = "o200k_base"
+from .choices import DEFAULT_ENCODING
 
 # The sha256 tiktoken itself checks after downloading each file (tiktoken_ext/openai_public.py).
 SHIPPED = {

@@ -22,6 +22,10 @@ _RUNNERS = {"npx", "uvx", "node", "python", "python3", "deno", "bunx", "bun", "p
 _HTTP_TYPES = {"http", "streamable-http", "streamablehttp", "streamable_http"}
 
 
+class MissingValue(InputError):
+    """A config value names a variable that is not set (and has no default): the server needs a value."""
+
+
 @dataclass(frozen=True)
 class ServerSpec:
     """How to reach one MCP server: a command (stdio) or a URL (Streamable HTTP)."""
@@ -158,11 +162,14 @@ def read_config(path: str | os.PathLike, only: list[str] | None = None,
     for name, entry in entries.items():
         if isinstance(entry, dict) and entry.get("disabled") is True and not only:
             continue
-        specs.append(_entry_spec(str(name), entry, f"{path}: server {name!r}", environ))
+        specs.append(entry_spec(str(name), entry, f"{path}: server {name!r}", environ))
     return specs
 
 
-def _entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str]) -> ServerSpec:
+def entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str], expand: bool = True) -> ServerSpec:
+    """The spec of one `mcpServers` entry (command, args, env, cwd; or url, type, headers), its
+    `${VAR}` and `${VAR:-default}` expanded from `environ` unless `expand` is False (values taken
+    as written). Raises InputError for a bad entry, MissingValue for an unset variable."""
     if not isinstance(entry, dict):
         raise InputError(f"{where}: expected an object with 'command' or 'url', found {type(entry).__name__}")
     used: list[str] = []
@@ -170,7 +177,7 @@ def _entry_spec(name: str, entry: Any, where: str, environ: Mapping[str, str]) -
     def expand(value: Any, key: str) -> str:
         if not isinstance(value, str):
             raise InputError(f"{where}: {key} must be a string, found {type(value).__name__}")
-        return _expand(value, f"{where} {key}", environ, used)
+        return _expand(value, f"{where} {key}", environ, used) if expand else value
 
     kind = str(entry.get("type", "")).lower()
     if "url" in entry:
@@ -219,7 +226,7 @@ def _expand(text: str, where: str, environ: Mapping[str, str], used: list[str]) 
             elif part[1] is not None:
                 out.append(value(part[1]))  # only now: an unset variable in an unused default is fine
             else:
-                raise InputError(f"{where}: environment variable {part[0]} is not set "
+                raise MissingValue(f"{where}: environment variable {part[0]} is not set "
                                  f"(set it, or write ${{{part[0]}:-default}} in the config)")
         return "".join(out)
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from ..core.assumptions import bundled_bytes, bundled_toml, reject_non_finite
 from ..errors import InputError
+from .litellm import LITELLM_URL, cache_dir, chat_entry, entry_row, litellm_rows, litellm_source, provider_map
 
 PER_MILLION = 1_000_000
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "context_window", "min_cache_tokens")
 EXTRA_FIELDS = ("cache_write_1h", "cache_storage")  # optional: 1-hour cache write; explicit cache storage
-LITELLM_URL = "https://raw.githubusercontent.com/BerriAI/litellm/main/model_prices_and_context_window.json"
 ADD_MODEL_HINT = ("add it with prices={'MODEL': {'input': ..., 'output': ..., 'cache_write': ..., "
                   "'cache_read': ..., 'context_window': ..., 'min_cache_tokens': ...}} "
                   "(or a [prices.MODEL] table in the scenario file), or load a LiteLLM price file")
@@ -111,53 +111,6 @@ def _merge(prices: dict[str, Price], rows: Mapping[str, Mapping[str, Any]], orig
         prices[model] = _price(model, merged, label)
 
 
-# ---------------------------------------------------------------- LiteLLM's file
-
-def _provider_map() -> dict[str, str]:
-    from .constants import provider_constants
-
-    return dict(provider_constants().get("litellm_providers", {}).get("map", {}))
-
-
-def litellm_rows(doc: Mapping[str, Any], origin: str = "LiteLLM price file", as_of: str = "") -> dict[str, dict]:
-    """The chat models of LiteLLM's `model_prices_and_context_window.json` as partial price rows
-    (per-token costs become per-million); only the fields a row records are given.
-
-    Entries without input and output costs or a context window (images, embeddings, `sample_spec`)
-    are skipped. Raises InputError when the document is not such a file.
-    """
-    if not isinstance(doc, dict):
-        raise InputError(f"{origin}: expected a JSON object of model name -> prices, found {type(doc).__name__}")
-    providers = _provider_map()
-    money = {"input": "input_cost_per_token", "output": "output_cost_per_token",
-             "cache_write": "cache_creation_input_token_cost", "cache_read": "cache_read_input_token_cost",
-             "cache_write_1h": "cache_creation_input_token_cost_above_1hr"}
-    out: dict[str, dict] = {}
-    for name, row in doc.items():
-        if name == "sample_spec" or not isinstance(row, dict):
-            continue
-        if row.get("mode") not in (None, "chat", "responses", "completion"):
-            continue
-        window = row.get("max_input_tokens") or row.get("max_tokens")
-        if not all(_is_num(row.get(money[k])) for k in ("input", "output")) or not _is_num(window) or window <= 0:
-            continue
-        r: dict[str, Any] = {k: round(row[v] * PER_MILLION, 10) for k, v in money.items() if _is_num(row.get(v))}
-        r["context_window"] = int(window)
-        if _is_num(row.get("prompt_cache_min_tokens")):
-            r["min_cache_tokens"] = int(row["prompt_cache_min_tokens"])
-        lp = str(row.get("litellm_provider", ""))
-        r.update(provider=providers.get(lp, lp), source=origin, as_of=as_of)
-        out[name] = r
-    if not out:
-        raise InputError(f"{origin}: no chat model with input_cost_per_token, output_cost_per_token "
-                         "and max_input_tokens found; is this LiteLLM's model_prices_and_context_window.json?")
-    return out
-
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
-
-
 def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     """Values for the fields a model's rows left out: no cache discount or premium (the input price),
     and the provider's documented minimum cacheable length (0 for a provider toolsurvey does not know)."""
@@ -176,93 +129,128 @@ def _gaps(model: str, row: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
     return out
 
 
-# ---------------------------------------------------------------- the bundled sources
+# ---------------------------------------------------------------- the default table
 
-def cache_dir() -> Path:
-    """Where `toolsurvey prices update` keeps the fetched LiteLLM file ($XDG_CACHE_HOME/toolsurvey)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "toolsurvey"
-
-
-def _overrides_doc() -> dict:
-    return bundled_toml("prices.toml")
-
-
-def litellm_source() -> dict[str, str]:
-    """Which LiteLLM file the default prices come from: the one `toolsurvey prices update` fetched
-    into the user cache, else the snapshot shipped in the package (version, date, licence)."""
-    meta = dict(_overrides_doc()["litellm"])
-    cached = cache_dir() / "model_prices_and_context_window.json"
-    stamp = cache_dir() / "model_prices_and_context_window.meta.json"
-    if cached.is_file():
+@cache
+def _default_sources(cached: tuple[str, float] | None) -> tuple[dict, dict[str, dict], dict[str, str]]:
+    """LiteLLM's document, the bundled override rows (each field's origin recorded) and the source of
+    the default table."""
+    src = litellm_source()
+    if src["path"]:
         try:
-            info = json.loads(stamp.read_text("utf-8"))
-        except (OSError, ValueError):  # no or a damaged stamp: the file is still used, its date unknown
-            info = {}
-        info = info if isinstance(info, dict) else {}
-        return {"path": str(cached), "label": f"LiteLLM price file fetched {info.get('fetched', '?')}",
-                "as_of": str(info.get("fetched", "")), "source": str(info.get("url", LITELLM_URL))}
-    return {"path": "", "label": f"LiteLLM {meta['version']} snapshot ({meta['as_of']})",
-            "as_of": meta["as_of"], "source": meta["source"]}
+            doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
+            litellm_rows(doc, src["path"])
+        except (InputError, OSError) as e:
+            raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
+                             f"again, or delete {src['path']} to use the bundled snapshot") from None
+    else:
+        doc = _fast_json(gzip.decompress(bundled_bytes(bundled_toml("prices.toml")["litellm"]["file"])))
+    rows = _toml_rows(bundled_toml("prices.toml"), "toolsurvey/assumptions/prices.toml")
+    for row in rows.values():
+        row["_origins"] = {k: row["_origin"] for k in row}
+    return doc, rows, src
+
+
+def _default_row(name: str, doc: dict, bundled: dict[str, dict], src: dict[str, str], providers) -> dict | None:
+    """One model's partial row of the default table: LiteLLM's values win, a bundled row only fills the
+    fields LiteLLM lacks (and keeps its note); None when it has no input price (nothing to fill)."""
+    b = bundled.get(name)
+    merged = {**b, "_origins": dict(b["_origins"])} if b else None
+    if chat_entry(name, doc.get(name)):
+        row = entry_row(doc[name], providers, src["source"], src["as_of"])
+        merged = merged or {"_origins": {}}
+        merged.update(row)
+        merged["_origins"].update({k: src["label"] for k in row})
+        merged["_origin"] = src["label"]
+    return merged if merged is not None and "input" in merged else None
+
+
+def _default_names(doc: dict, bundled: dict[str, dict]) -> list[str]:
+    """The default table's models, in its order: the bundled rows', then LiteLLM's other chat models."""
+    return ([n for n in bundled if "input" in bundled[n] or chat_entry(n, doc.get(n))]
+            + [n for n, row in doc.items() if n not in bundled and chat_entry(n, row)])
 
 
 @cache
-def _litellm_doc(cached: tuple[str, float] | None) -> dict:
-    """LiteLLM's price file as parsed JSON: the fetched one (`cached`: its path and mtime), else the
-    bundled snapshot. Raises InputError when the fetched file is unusable."""
-    src = litellm_source()
-    if not src["path"]:
-        return json.loads(gzip.decompress(bundled_bytes(_overrides_doc()["litellm"]["file"])))
-    try:
-        doc = _parse_json(Path(src["path"]).read_text("utf-8"), src["path"])
-        litellm_rows(doc, src["path"])
-    except (InputError, OSError) as e:
-        raise InputError(f"the fetched price file is unusable ({e}); run `toolsurvey prices update` "
-                         f"again, or delete {src['path']} to use the bundled snapshot") from None
-    return doc
-
-
-def _cached_file() -> tuple[str, float] | None:
-    cached = cache_dir() / "model_prices_and_context_window.json"
-    return (str(cached), cached.stat().st_mtime) if cached.is_file() else None
-
-
-def tool_calling_models() -> dict[str, str]:
-    """The models of LiteLLM's price file an agent can run on, name -> provider: `mode` "chat" with
-    `supports_function_calling`, less speech models (`supports_audio_output`, or a "-tts" name),
-    fine-tune templates ("ft:") and a "provider/" name where the model is also listed without it."""
-    providers = _provider_map()
-    rows = {n: r for n, r in _litellm_doc(_cached_file()).items()
-            if isinstance(r, dict) and r.get("mode") == "chat" and r.get("supports_function_calling") is True
-            and not r.get("supports_audio_output") and not n.endswith("-tts") and not n.startswith("ft:")}
-    return {n: providers.get(str(r.get("litellm_provider", "")), str(r.get("litellm_provider", "")))
-            for n, r in rows.items() if "/" not in n or n.split("/", 1)[1] not in rows}
+def _default_rows(cached: tuple[str, float] | None) -> tuple[dict[str, dict], str]:
+    """The default table's partial rows, not yet checked and completed (see `_default_prices`), and
+    the label of their source."""
+    doc, bundled, src = _default_sources(cached)
+    providers = provider_map()
+    return {n: _default_row(n, doc, bundled, src, providers) for n in _default_names(doc, bundled)}, src["label"]
 
 
 @cache
 def _default_prices(cached: tuple[str, float] | None) -> dict[str, Price]:
     """The default table: the bundled overrides, then LiteLLM's file on top (its values win, the
     overrides fill only what it lacks), then provider defaults for anything still missing."""
-    src = litellm_source()
-    doc = _litellm_doc(cached)
-    rows = _toml_rows(_overrides_doc(), "toolsurvey/assumptions/prices.toml")
-    for row in rows.values():
-        row["_origins"] = {k: row["_origin"] for k in row}
-    for name, row in litellm_rows(doc, src["source"], src["as_of"]).items():
-        # LiteLLM's values win; a bundled row only fills the fields LiteLLM lacks (and keeps its note).
-        merged = rows.setdefault(name, {"_origins": {}})
-        merged.update(row)
-        merged["_origins"].update({k: src["label"] for k in row})
-        merged["_origin"] = src["label"]
+    rows, label = _default_rows(cached)
     prices: dict[str, Price] = {}
-    # An override of a few fields for a model this LiteLLM file does not list has nothing to fill.
-    _merge(prices, {k: r for k, r in rows.items() if "input" in r}, src["label"], _gaps)
+    _merge(prices, rows, label, _gaps)
     return prices
+
+
+def _fast_json(raw: bytes) -> Any:
+    try:
+        import orjson
+    except ImportError:
+        return json.loads(raw)
+    return orjson.loads(raw)
+
+
+def _cache_stamp() -> tuple[str, float] | None:
+    cached = cache_dir() / "model_prices_and_context_window.json"
+    return (str(cached), cached.stat().st_mtime) if cached.is_file() else None
 
 
 def bundled_prices() -> dict[str, Price]:
     """The default price table: LiteLLM's file (user cache or shipped snapshot) + the bundled overrides."""
-    return dict(_default_prices(_cached_file()))
+    return dict(_default_prices(_cache_stamp()))
+
+
+def tool_calling_models() -> dict[str, str]:
+    """The models of LiteLLM's price file an agent can run on, name -> provider: `mode` "chat" with
+    `supports_function_calling`, less speech models (`supports_audio_output`, or a "-tts" name),
+    fine-tune templates ("ft:") and a "provider/" name where the model is also listed without it."""
+    doc, providers = _default_sources(_cache_stamp())[0], provider_map()
+    rows = {n: r for n, r in doc.items()
+            if isinstance(r, dict) and r.get("mode") == "chat" and r.get("supports_function_calling") is True
+            and not r.get("supports_audio_output") and not n.endswith("-tts") and not n.startswith("ft:")}
+    return {n: providers.get(str(r.get("litellm_provider", "")), str(r.get("litellm_provider", "")))
+            for n, r in rows.items() if "/" not in n or n.split("/", 1)[1] not in rows}
+
+
+class LazyPrices(Mapping):
+    """The default price table, each row built when first asked for: `bundled_prices()` builds all
+    3,000-odd rows (about 80 ms), a trace of a few models needs a few."""
+
+    def __init__(self) -> None:
+        self._doc, self._bundled, self._src = _default_sources(_cache_stamp())
+        self._names: list[str] | None = None  # all of them, only when iterated (close matches of a typo)
+        self._built: dict[str, Price] = {}
+
+    def __getitem__(self, model: str) -> Price:
+        if model not in self._built:
+            if model not in self:
+                raise KeyError(model)
+            row = _default_row(model, self._doc, self._bundled, self._src, provider_map())
+            _merge(self._built, {model: row}, self._src["label"], _gaps)
+        return self._built[model]
+
+    def __contains__(self, model: object) -> bool:
+        b = self._bundled.get(model)  # type: ignore[call-overload]
+        return (b is not None and "input" in b) or chat_entry(str(model), self._doc.get(model))  # type: ignore[call-overload]
+
+    def _all(self) -> list[str]:
+        if self._names is None:
+            self._names = _default_names(self._doc, self._bundled)
+        return self._names
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _toml_rows(doc: Mapping[str, Any], origin: str) -> dict[str, dict]:

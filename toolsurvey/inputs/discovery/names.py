@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from ...core.registry import Registry
@@ -21,22 +22,33 @@ def name_template(prefix: str) -> str:
     return template
 
 
-def apply_prefix(reg: Registry, template: str) -> Registry:
-    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`.
+def apply_prefix(reg: Registry, template: str, shorten: Callable[[str], str] | None = None) -> Registry:
+    """Each tool renamed as a client shows it to the model, e.g. `mcp__{server}__{tool}`, then passed
+    through `shorten` when the client rewrites the names it makes.
 
     Raises InputError for a template without a {tool} field.
     """
     template = name_template(template)
 
-    def rename(t):
-        new = template.replace("{server}", t.server).replace("{tool}", t.name)
-        raw = {k: (new if k == "name" else v) for k, v in t.raw.items()} if t.raw is not None else None
-        return replace(t, name=new, raw=raw)
+    def made(server: str, tool: str) -> str:
+        new = template.replace("{server}", server).replace("{tool}", tool)
+        return shorten(new) if shorten else new
 
-    out = reg.map(rename)
+    out = rename_tools(reg, made)
     for name, s in out.servers.items():
         out.servers[name] = replace(s, info={**s.info, "name_template": template})
     return out
+
+
+def rename_tools(reg: Registry, name_of: Callable[[str, str], str]) -> Registry:
+    """Each tool under `name_of(server, tool)`, in its definition as sent too."""
+
+    def rename(t):
+        new = name_of(t.server, t.name)
+        raw = {k: (new if k == "name" else v) for k, v in t.raw.items()} if t.raw is not None else None
+        return replace(t, name=new, raw=raw)
+
+    return reg.map(rename)
 
 
 def name_problems(reg: Registry) -> list[str]:

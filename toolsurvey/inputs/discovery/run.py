@@ -11,6 +11,8 @@ from typing import Any
 from ...core.extras import require
 from ...core.registry import Registry, Server
 from ...errors import InputError, ToolsurveyError
+from ..clients.config import ClientConfig
+from ..clients.read import read_client
 from ..configs import ServerSpec, read_config, scrub, spec_for
 from .names import apply_prefix, name_template
 from .procs import Reaper
@@ -27,7 +29,7 @@ Progress = Callable[[str, str, str], None]  # (event: start|done|failed, server 
 
 
 def discover(target: str | list[str] | None = None, *, config: str | os.PathLike | None = None,
-             servers: Iterable[str] | None = None, name: str | None = None,
+             client: str | ClientConfig | None = None, servers: Iterable[str] | None = None, name: str | None = None,
              headers: Mapping[str, str] | None = None, env: Mapping[str, str] | None = None,
              cwd: str | None = None, prefix: str | None = None,
              connect_timeout: float = DEFAULT_CONNECT_TIMEOUT, list_timeout: float = DEFAULT_LIST_TIMEOUT,
@@ -36,8 +38,10 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
     """Start or connect to MCP servers and return their tools as a Registry (a live snapshot).
 
     `target` is a URL (Streamable HTTP) or a command line (stdio); `config` an `mcpServers` JSON
-    file, of which `servers` picks some; `prefix` a name template such as 'mcp__{server}__{tool}'
-    or a client name (see PREFIXES). A server that fails is kept with no tools and an `error` in
+    file, or `client` a client whose config is found where it looks (a name such as "claude-code",
+    for the current folder, or a ClientConfig from `inputs.clients.read.read_client`), of which
+    `servers` picks some; `prefix` a name template such as 'mcp__{server}__{tool}' or a client
+    name (see PREFIXES). A server that fails is kept with no tools and an `error` in
     its info, and named in `warnings`. Raises InputError for bad arguments or config.
     """
     template = name_template(prefix) if prefix else None
@@ -45,7 +49,16 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
         raise InputError("expected positive timeouts, and max_pages and concurrency of at least 1; found "
                          f"connect_timeout={connect_timeout:g}, list_timeout={list_timeout:g}, "
                          f"max_pages={max_pages}, concurrency={concurrency}")
-    specs = _specs(target, config, servers, name, headers, env, cwd)
+    if client is not None:
+        if target is not None or config is not None:
+            raise InputError("give one of a target (URL or command), --config or --client")
+        if headers or env or name or cwd:
+            raise InputError("name, headers, env and cwd apply to a single URL or command; "
+                             "with a client, set them in its config")
+        cfg = read_client(client, servers=list(servers or [])) if isinstance(client, str) else client.pick(list(servers or []))
+        specs = cfg.specs()
+    else:
+        specs = _specs(target, config, servers, name, headers, env, cwd)
     opts = dict(connect_timeout=connect_timeout, list_timeout=list_timeout, max_pages=max_pages,
                 concurrency=concurrency, on_progress=on_progress)
     with _quiet_sdk_logs():

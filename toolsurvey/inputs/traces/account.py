@@ -38,6 +38,7 @@ class Account:
     not_traces: Counter = field(default_factory=Counter)
     skips: Skips = field(default_factory=Skips)
     unknown_types: dict[str, list] = field(default_factory=dict)
+    naive_times: list = field(default_factory=lambda: [0, "", 0])
     rules: list[Rule] = field(default_factory=list)
     usage_lines: int = 0
     requests: int = 0
@@ -63,6 +64,10 @@ class Account:
             out.append(f"unknown line types, passed over: {kinds}; "
                        + (f"{', '.join(map(repr, usage))} carry usage that is not counted" if usage
                           else "none of them carries usage"))
+        n, f, line = self.naive_times
+        if n:
+            out.append(f"{plural(n, 'line')} with usage {'has' if n == 1 else 'have'} a time with no zone (first at "
+                       f"{f}:{line}): read as UTC")
         if self.skips.unparsed:
             out.append(f"pre-filter: {self.skips.unparsed:,} line(s) without usage were not parsed (tool results "
                        "and line types there are not checked; --by tool reads every line)")
@@ -81,6 +86,28 @@ class Account:
         if usage:
             parts.append(f"{usage:,} line(s) of unknown types with usage")
         return "skipped, and could hold billed usage: " + "; ".join(parts)
+
+
+def headline(files: dict[str, str], sessions: int, requests: int, calls: int, tokens: dict[str, int], cost: float,
+             unpriced: int, by_tool: list[tuple[str, int]]) -> list[str]:
+    """The first summary lines: what was read, the billed tokens and cost, the most called tools."""
+    kinds = Counter(files.values())
+    formats = ", ".join(f"{n} {f}" for f, n in kinds.most_common()) or "none"
+    out = [f"{len(files)} file(s) ({formats}): {sessions} session(s), {requests:,} request(s), {calls:,} tool call(s)",
+           f"billed tokens: {tokens['input_tokens']:,} input, {tokens['cache_write']:,} cache write, "
+           f"{tokens['cache_read']:,} cache read, {tokens['output_tokens']:,} output; cost ${cost:,.4f}"
+           + (f" ({unpriced:,} request(s) of unpriced models left out, see warnings)" if unpriced else "")]
+    if by_tool:
+        out.append(f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by_tool[:8])}"
+                   + (f" and {len(by_tool) - 8} more tools" if len(by_tool) > 8 else ""))
+    return out
+
+
+def type_warnings(unknown_types: dict[str, list]) -> list[str]:
+    """One warning per unknown line type: its count and first place."""
+    return [f"unknown line type {k!r} x{n:,} (first at {f}:{line}), passed over"
+            + ("; it carries usage, which is not counted" if usage else "")
+            for k, (n, f, line, usage) in sorted(unknown_types.items())]
 
 
 def _tokens(row: list) -> int:
@@ -109,14 +136,14 @@ def _money(cost: float) -> str:
 
 def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
     """The Account of a resolved Collector whose request rows are `rows`, billed `costs`."""
-    a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), usage_lines=c.usage_lines,
-                requests=len(rows))
+    a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), list(c.naive_times),
+                usage_lines=c.usage_lines, requests=len(rows))
     src, rid, lines, file = AT["source"], AT["request_id"], AT["lines"], AT["file"]
     total = sum(_tokens(r) for r in rows)
     a.rules.append(Rule("streamed lines", 0, c.line_tokens - total, math.nan,
                         f"deduplicated: {c.usage_lines:,} line(s) with usage -> {len(rows):,} request(s): lines sharing "
-                        "a request id (Claude Code requestId, else message id; span id; response id) are one streamed "
-                        "request, each usage field taken at its largest (summing every line would add "
+                        "a request id (Claude Code requestId, else message id; Codex running total; span id; response "
+                        "id) are one streamed request, each usage field taken at its largest (summing every line would add "
                         f"{c.line_tokens - total:,} tokens)"))
     prog = [i for i, r in enumerate(rows) if r[src] == PROGRESS]
     if prog or c.progress_in_files:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Mapping
 
 from ...errors import InputError
-from ...providers.prices import PER_MILLION, load_prices, price_for
+from ...providers.prices import PER_MILLION, LazyPrices, load_prices, price_for
 from .collector import AT, USAGE_FIELDS
 
 _DATED = re.compile(r"^(?P<base>.+?)-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
@@ -43,25 +43,24 @@ def bill_rows(rows: list[list], prices=None) -> tuple[list[float], list[str]]:
     unknown: dict[str, int] = {}
     out = []
     at_model = AT["model"]
+    a, b, c, d, e = _USAGE_AT
     for r in rows:
-        tokens = [r[i] for i in _USAGE_AT]
-        if not any(tokens):
-            out.append(0.0)
-            continue
         model = r[at_model]
-        if model not in per_model:
-            if table is None:
-                table = prices if isinstance(prices, Mapping) else load_prices(prices)
+        rate = per_model.get(model, False)
+        if rate is False:
+            if table is None:  # the default table builds only the rows of the models met
+                table = prices if isinstance(prices, Mapping) else LazyPrices() if prices is None else load_prices(prices)
             try:
-                per_model[model] = rates(price_of(str(model), table))
+                rate = per_model[model] = rates(price_of(str(model), table))
             except InputError:
-                per_model[model] = None
-        rate = per_model[model]
-        if rate is None:
+                rate = per_model[model] = None
+        if rate is not None:
+            out.append(r[a] * rate[0] + r[b] * rate[1] + r[c] * rate[2] + r[d] * rate[3] + r[e] * rate[4])
+        elif r[a] or r[b] or r[c] or r[d] or r[e]:
             unknown[model] = unknown.get(model, 0) + 1
             out.append(math.nan)
         else:
-            out.append(sum(t * p for t, p in zip(tokens, rate, strict=True)))
+            out.append(0.0)
     warns = [f"{n:,} request(s) of model {m or '(none)'!r} have no price, so their cost is NaN; add the model "
              "with a price file (--prices) or overrides" for m, n in sorted(unknown.items())]
     return out, warns

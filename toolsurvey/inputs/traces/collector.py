@@ -10,14 +10,16 @@ counted twice.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from ...core.jsonlines import Skips
-from ...core.tokens import DEFAULT_ENCODING, get_encoding
+from ...core.choices import DEFAULT_ENCODING
+from ...core.jsonlines import Skipped, Skips
+from .fields import arguments
 
 USAGE_FIELDS = ("input_tokens", "cache_write_5m", "cache_write_1h", "cache_read", "output_tokens")
 # Rows are stored as lists in these column orders (a dict per row would take several times the memory).
@@ -28,10 +30,19 @@ AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 _TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
 FILE, PROGRESS = "file", "progress"  # where a request's usage was read
+_ZONED = re.compile(r"(Z|z|[+-]\d\d(:?\d\d)?)$")  # an ISO time that says its zone
+
+
+_FILE, _LINES, _MODEL = AT["file"], AT["lines"], AT["model"]
 
 
 def _intern(v: Any) -> Any:
     return sys.intern(v) if isinstance(v, str) else v
+
+
+def where(session: str, subagent: bool, agent: str, project: str) -> tuple:
+    """Whose a request or call is: (session, subagent, agent, project), strings interned (rows share them)."""
+    return sys.intern(session), subagent, sys.intern(agent), sys.intern(project)
 
 
 @dataclass
@@ -40,7 +51,7 @@ class Collector:
 
     requests: dict[str, list] = field(default_factory=dict)
     progress: dict[str, list] = field(default_factory=dict)   # requests seen in progress lines only, so far
-    calls: dict[str, tuple] = field(default_factory=dict)
+    calls: dict[str, tuple | str] = field(default_factory=dict)
     results: dict[str, list] = field(default_factory=dict)
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
@@ -54,30 +65,39 @@ class Collector:
     progress_only: int = -1       # after `resolve`: requests counted from progress lines alone
     progress_in_files: int = 0    # after `resolve`: requests of progress lines that files also had
     files: dict[str, str] = field(default_factory=dict)
+    lean: bool = False            # totals only: no call arguments, no tool results (the summary views)
+    naive_times: list = field(default_factory=lambda: [0, "", 0])  # usage lines with a time but no zone: n, first place
 
-    def request(self, key: str, file: str, line: int, row: dict, source: str = FILE) -> None:
-        """Count a request's usage once: streamed lines of one request keep each field's largest value."""
+    def request(self, key: str, file: str, line: int, where: tuple, timestamp: Any, model: str, usage: tuple,
+                source: str = FILE, definitions: str | None = None) -> None:
+        """Count a request's usage (USAGE_FIELDS order) once: streamed lines of one request keep each
+        field's largest value. `where` is (session, subagent, agent, project), see `where`."""
         self.usage_lines += 1
-        self.line_tokens += sum(row[f] for f in USAGE_FIELDS)
+        self.line_tokens += sum(usage)
+        if timestamp.__class__ is str and timestamp[-1:] != "Z" and not _ZONED.search(timestamp):
+            self._naive(file, line)
         book = self.requests if source == FILE else self.progress
         old = book.get(key)
         if old is None:
-            book[key] = [_intern(row["session"]), row["subagent"], _intern(row["agent"]), row["timestamp"],
-                         _intern(row["model"]), row["tool_definition_tokens"],
-                         *(row[f] for f in USAGE_FIELDS), key, _intern(file), line, [line], source,
-                         _intern(row.get("project", ""))]
+            session, subagent, agent, project = where
+            book[key] = [session, subagent, agent, timestamp, sys.intern(model), definitions, *usage, key, file, line,
+                         [line], source, project]
             return
-        if old[AT["file"]] != file:
+        if old[_FILE] != file:
             if source == FILE:
                 self._seen_elsewhere(key, file, line, old)
             return  # progress lines repeated in a resumed session's file: the same request
-        old[AT["lines"]].append(line)
-        for i in _USAGE_AT:
-            v = row[REQUEST_FIELDS[i]]
+        old[_LINES].append(line)
+        for i, v in zip(_USAGE_AT, usage, strict=True):
             if v > old[i]:
                 old[i] = v
-        if not old[AT["model"]]:
-            old[AT["model"]] = _intern(row["model"])
+        if not old[_MODEL]:
+            old[_MODEL] = sys.intern(model)
+
+    def _naive(self, file: str, line: int, n: int = 1) -> None:
+        if not self.naive_times[0]:
+            self.naive_times[1:] = [file, line]
+        self.naive_times[0] += n
 
     def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
         self.duplicate_files += 1
@@ -98,12 +118,14 @@ class Collector:
             seen[0] += 1
             seen[3] = seen[3] or with_usage
 
-    def call(self, call_id: str, row: dict) -> None:
-        if call_id not in self.calls:
-            self.calls[call_id] = tuple(_intern(row[f]) if f != "arguments" else row[f] for f in CALL_FIELDS)
+    def call(self, call_id: str, where: tuple, timestamp: Any, tool: str, server: str | None, args: Any) -> None:
+        """A tool call, once per call id (CALL_FIELDS); `args` as given (an object or JSON text)."""
+        if call_id not in self.calls:  # lean: the tool's name alone (the summary counts calls per tool)
+            self.calls[call_id] = sys.intern(tool) if self.lean else (
+                *where[:3], timestamp, sys.intern(tool), _intern(server), arguments(args))
 
     def result(self, call_id: str, text: str | None, error: bool) -> None:
-        if call_id not in self.results:
+        if call_id not in self.results and not self.lean:
             self.results[call_id] = [text, error, None]
 
     def resolve(self) -> None:
@@ -132,6 +154,25 @@ class Collector:
         for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
             r[at] = n
 
+    def plain(self) -> dict[str, Any]:
+        """This Collector as plain values (dicts, lists, tuples, text, numbers), for `marshal`."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "skips"}
+        for k in ("not_traces",):
+            out[k] = dict(out[k])
+        s = self.skips
+        out["skips"] = {"items": [tuple(vars(x).values()) for x in s.items], "reasons": dict(s.reasons),
+                        "joined": [tuple(vars(x).values()) for x in s.joined], "unparsed": s.unparsed,
+                        "lost": dict(s.lost), "lost_bytes": dict(s.lost_bytes)}
+        return out
+
+    @classmethod
+    def from_plain(cls, d: dict[str, Any]) -> Collector:
+        """The Collector `plain` made."""
+        s = d.pop("skips")
+        skips = Skips([Skipped(*x) for x in s["items"]], Counter(s["reasons"]), [Skipped(*x) for x in s["joined"]],
+                      s["unparsed"], Counter(s["lost"]), Counter(s["lost_bytes"]))
+        return cls(**{**d, "not_traces": Counter(d["not_traces"]), "skips": skips})
+
     def merge(self, other: Collector) -> None:
         """Add a Collector of later files, as if their lines had been read after this one's."""
         for key, row in other.requests.items():
@@ -157,6 +198,8 @@ class Collector:
         self.events += other.events
         self.skips.merge(other.skips)
         self.not_traces.update(other.not_traces)
+        if other.naive_times[0]:
+            self._naive(other.naive_times[1], other.naive_times[2], other.naive_times[0])
         self.usage_lines += other.usage_lines
         self.line_tokens += other.line_tokens
         self.duplicate_files += other.duplicate_files
@@ -167,6 +210,10 @@ class Collector:
 
 def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING, chunk: int = 2048) -> list[float]:
     """Tokens of each text (NaN for None), encoded in batches so memory stays bounded."""
+    from ...core.tokens import (
+        get_encoding,  # tiktoken only where tokens are counted: the summary views count none
+    )
+
     enc = get_encoding(encoding)
     out: list[float] = []
     batch: list[str] = []

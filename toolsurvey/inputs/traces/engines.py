@@ -10,8 +10,8 @@ import importlib.util
 import json
 from typing import Any
 
+from ...core.choices import DEFAULT_ENCODING
 from ...core.extras import require
-from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
 from . import read
 from .claude_code import claude_records
@@ -58,24 +58,27 @@ def _need(module: str, engine: str):
 
 
 def collect(files: list[str], format: str, *, engine: str, scheduler: str | None = None,
-            encoding: str = DEFAULT_ENCODING, keep_results: bool = True, progress=None) -> Collector:
+            encoding: str = DEFAULT_ENCODING, keep_results: bool = True, progress=None, lean: bool = False) -> Collector:
     """A Collector for `files` read with `engine` ("duckdb" or "dask"); raises MissingExtra naming a missing extra.
-    `progress(total)` is called once per file DuckDB reads (Dask's workers report nothing)."""
+    `progress(total)` is called once per file DuckDB reads (Dask's workers report nothing). `lean`: totals
+    only, as `read.collect`."""
     if engine == "duckdb":
         _need("duckdb", "duckdb")
-        return duckdb_collect(files, format, encoding=encoding, keep_results=keep_results, progress=progress)
+        return duckdb_collect(files, format, encoding=encoding, keep_results=keep_results, progress=progress,
+                              lean=lean)
     if engine == "dask":
-        return dask_collect(files, format, scheduler=scheduler, encoding=encoding, keep_results=keep_results)
+        return dask_collect(files, format, scheduler=scheduler, encoding=encoding, keep_results=keep_results,
+                            lean=lean)
     raise InputError(f"unknown engine {engine!r}")
 
 
 def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,
-                   keep_results: bool = True, every: int = 256, progress=None) -> Collector:
+                   keep_results: bool = True, every: int = 256, progress=None, lean: bool = False) -> Collector:
     """Claude Code files parsed and projected by DuckDB; a file DuckDB cannot read cleanly (a bad line,
     a corrupt gzip) and the other formats go through the built-in reader, so warnings keep their lines."""
     import duckdb
 
-    c = Collector()
+    c = Collector(lean=lean)
     con = duckdb.connect()
     for i, f in enumerate(files, 1):
         if progress:
@@ -88,9 +91,10 @@ def duckdb_collect(files: list[str], format: str = "auto", *, encoding: str = DE
             read.parse_file(c, f, fmt)
         else:
             claude_records(f, rows, c)
-        if i % every == 0:
+        if not lean and i % every == 0:
             c.count_tokens(encoding, keep_results)
-    c.count_tokens(encoding, keep_results)
+    if not lean:
+        c.count_tokens(encoding, keep_results)
     return c
 
 
@@ -141,25 +145,25 @@ def _record(r: dict) -> Any:
     return rec
 
 
-def _partition(files: list[str], format: str, encoding: str, keep_results: bool) -> Collector:
-    return read.collect(files, format, encoding=encoding, keep_results=keep_results)
+def _partition(files: list[str], format: str, encoding: str, keep_results: bool, lean: bool) -> Collector:
+    return read.collect(files, format, encoding=encoding, keep_results=keep_results, lean=lean)
 
 
 def dask_collect(files: list[str], format: str = "auto", *, scheduler: str | None = None,
-                 encoding: str = DEFAULT_ENCODING, keep_results: bool = True) -> Collector:
+                 encoding: str = DEFAULT_ENCODING, keep_results: bool = True, lean: bool = False) -> Collector:
     """Files spread over Dask partitions, each parsed and token-counted in `map_partitions`, then merged
     in file order (so a request seen in two files counts once, as with one reader)."""
     db = _need("dask.bag", "dask")
     parts = max(1, min(len(files), 64))
     bag = db.from_sequence(files, npartitions=parts).map_partitions(
-        lambda fs: [_partition(list(fs), format, encoding, keep_results)])
+        lambda fs: [_partition(list(fs), format, encoding, keep_results, lean)])
     if scheduler:
         distributed = _need("distributed", "dask")
         with distributed.Client(scheduler) as client:
             collectors = client.compute(bag, sync=True)
     else:
         collectors = bag.compute(scheduler="threads")
-    c = Collector()
+    c = Collector(lean=lean)
     for part in collectors:
         c.merge(part)
     return c

@@ -58,16 +58,27 @@ def split_name(name: str) -> tuple[str | None, str]:
     return None, name
 
 
-def anthropic_usage(u: dict) -> dict:
-    """The usage fields of an Anthropic Messages `usage` object (cache writes split 5-minute / 1-hour)."""
-    writes = non_negative(u.get("cache_creation_input_tokens"))
-    split = u.get("cache_creation") if isinstance(u.get("cache_creation"), dict) else {}
-    hour = non_negative(split.get("ephemeral_1h_input_tokens"))
-    five = non_negative(split.get("ephemeral_5m_input_tokens"))
-    five = max(five, writes - hour)  # without the split, every write is a 5-minute write
-    return {"input_tokens": non_negative(u.get("input_tokens")), "cache_write_5m": five, "cache_write_1h": hour,
-            "cache_read": non_negative(u.get("cache_read_input_tokens")),
-            "output_tokens": non_negative(u.get("output_tokens"))}
+def count(v: Any) -> int:
+    """`non_negative`, with a fast path for what usage fields almost always are."""
+    return v if v.__class__ is int and v >= 0 else non_negative(v)
+
+
+def anthropic_usage(u: dict) -> tuple[int, int, int, int, int]:
+    """The usage of an Anthropic Messages `usage` object in USAGE_FIELDS order: input, 5-minute and
+    1-hour cache writes, cache reads, output."""
+    g = u.get
+    inp, writes, read, out = (g("input_tokens"), g("cache_creation_input_tokens"), g("cache_read_input_tokens"),
+                              g("output_tokens"))
+    if not (inp.__class__ is writes.__class__ is read.__class__ is out.__class__ is int
+            and min(inp, writes, read, out) >= 0):  # the usual case, checked at once; else field by field
+        inp, writes, read, out = count(inp), count(writes), count(read), count(out)
+    split = g("cache_creation")
+    if split.__class__ is dict:
+        hour = count(split.get("ephemeral_1h_input_tokens"))
+        five = max(count(split.get("ephemeral_5m_input_tokens")), writes - hour)
+    else:  # without the split, every write is a 5-minute write
+        hour, five = 0, writes
+    return inp, five, hour, read, out
 
 
 def definitions(defs: Any) -> str | None:

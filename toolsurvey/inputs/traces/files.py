@@ -7,17 +7,46 @@ import glob
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ...core.jsonlines import Unreadable, blocks, head
 from ...errors import InputError
 from .claude_code import CLAUDE_OTHER, CLAUDE_TYPES
+from .codex import CODEX_TYPES
 
 SUFFIXES = (".jsonl", ".json", ".jsonl.gz", ".json.gz", ".ndjson", ".ndjson.gz")
 _CLAUDE_KEYS = re.compile(rb'"(sessionId|parentUuid|requestId|isSidechain)"')
 _CLAUDE_TYPE = re.compile(rb'"type": ?"(assistant|user)"')
 _PROVIDER_KEYS = re.compile(rb'^\{\s*("timestamp"[^{]*?,\s*|"session"[^{]*?,\s*)*"(request|response)"\s*:\s*\{')
+
+
+def default_sources(env: Mapping[str, str] | None = None) -> list[str]:
+    """Where agents keep their sessions, as they do: Claude Code's `projects` folder in each
+    $CLAUDE_CONFIG_DIR (comma-separated), else `~/.config/claude/projects` and `~/.claude/projects`,
+    and Codex's `sessions` folder in $CODEX_HOME, else `~/.codex/sessions`; the ones that exist.
+    Raises InputError naming where it looked when none does."""
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    claude = [Path(d.strip()).expanduser() / "projects" for d in env.get("CLAUDE_CONFIG_DIR", "").split(",") if d.strip()]
+    claude = claude or [home / ".config" / "claude" / "projects", home / ".claude" / "projects"]
+    codex = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else home / ".codex"
+    looked = [*claude, codex / "sessions"]
+    found = [str(p) for p in looked if p.is_dir()]
+    if not found:
+        raise InputError("no trace folder given, and none where Claude Code and Codex keep sessions (looked in "
+                         f"{', '.join(map(str, looked))}); give a PATH, or set CLAUDE_CONFIG_DIR or CODEX_HOME")
+    return found
+
+
+def _walk(folder: str) -> list[str]:
+    """The trace files under a folder, sorted (symlinked folders not followed, unreadable ones passed
+    over, as Path.rglob does, at a fraction of its cost on thousands of files)."""
+    out: list[str] = []
+    for root, _, names in os.walk(folder):
+        out += [f for n in names if n.endswith(SUFFIXES) and os.path.isfile(f := os.path.join(root, n))]
+    return sorted(out)
 
 
 def source_files(source: Any) -> list[str]:
@@ -28,7 +57,7 @@ def source_files(source: Any) -> list[str]:
         s = os.fspath(item)
         p = Path(s).expanduser()
         if p.is_dir():
-            out += sorted(str(f) for f in p.rglob("*") if f.is_file() and f.name.endswith(SUFFIXES))
+            out += _walk(str(p))
         elif p.is_file():
             out.append(str(p))
         elif glob.has_magic(s):
@@ -64,6 +93,8 @@ def _kind(rec: Any) -> tuple[str | None, bool]:
     kind = rec.get("type")
     if isinstance(rec.get("response"), dict) and "request" in rec:
         return "provider-log", True
+    if kind in CODEX_TYPES and "payload" in rec:
+        return "codex", True
     if kind in CLAUDE_TYPES:
         return "claude-code", True
     if kind in CLAUDE_OTHER or (isinstance(kind, str) and ("sessionId" in rec or "parentUuid" in rec)):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.jsonlines import documents
-from .collector import Collector
-from .fields import arguments, definitions, non_negative, result_text, split_name, stem
+from .collector import Collector, where
+from .fields import definitions, non_negative, result_text, split_name, stem
 
 CHAT_OPS = {"chat", "text_completion", "generate_content"}
 
@@ -56,20 +56,19 @@ def _span(path: str, n: int, span: dict, res: dict, c: Collector) -> None:
         # The conventions count cached tokens inside gen_ai.usage.input_tokens.
         uncached = max(non_negative(a.get("gen_ai.usage.input_tokens")) - read - write, 0)
         defs = a.get("gen_ai.tool.definitions")
-        c.request(str(span.get("spanId") or f"{path}:{n}"), path, n, {
-            "session": session, "subagent": False, "agent": str(a.get("gen_ai.agent.name") or ""),
-            "timestamp": ts, "model": str(a.get("gen_ai.response.model") or a.get("gen_ai.request.model") or ""),
-            "tool_definition_tokens": definitions(defs),
-            "input_tokens": uncached, "cache_write_5m": write, "cache_write_1h": 0, "cache_read": read,
-            "output_tokens": non_negative(a.get("gen_ai.usage.output_tokens"))})
+        c.request(str(span.get("spanId") or f"{path}:{n}"), path, n,
+                  where(session, False, str(a.get("gen_ai.agent.name") or ""), ""), ts,
+                  str(a.get("gen_ai.response.model") or a.get("gen_ai.request.model") or ""),
+                  (uncached, write, 0, read, non_negative(a.get("gen_ai.usage.output_tokens"))),
+                  definitions=definitions(defs))
     elif op == "execute_tool":
         call_id = str(a.get("gen_ai.tool.call.id") or span.get("spanId") or f"{path}:{n}")
         server, tool = split_name(str(a.get("gen_ai.tool.name") or ""))
-        c.call(call_id, {"session": session, "subagent": False, "agent": "", "timestamp": ts, "tool": tool,
-                         "server": server, "arguments": arguments(a.get("gen_ai.tool.call.arguments"))})
+        c.call(call_id, where(session, False, "", ""), ts, tool, server, a.get("gen_ai.tool.call.arguments"))
         status = (span.get("status") or {}).get("code")
         err = status in (2, "STATUS_CODE_ERROR") or bool(a.get("error.type"))
         result = a.get("gen_ai.tool.call.result")
-        c.result(call_id, None if result is None else result_text(result), err)
+        if not c.lean:
+            c.result(call_id, None if result is None else result_text(result), err)
     else:
         c.other_lines += 1

@@ -4,8 +4,8 @@ Responses; the response carries usage and tool calls, the request the tool resul
 from __future__ import annotations
 
 from ...core.jsonlines import documents
-from .collector import Collector
-from .fields import anthropic_usage, arguments, definitions, non_negative, result_text, split_name, stem
+from .collector import Collector, where
+from .fields import anthropic_usage, definitions, non_negative, result_text, split_name, stem
 
 
 def provider_log(path: str, c: Collector) -> None:
@@ -19,31 +19,29 @@ def provider_log(path: str, c: Collector) -> None:
         session = str(rec.get("session") or rec.get("session_id") or stem(path))
         ts = rec.get("timestamp")
         u = resp.get("usage") if isinstance(resp.get("usage"), dict) else None
+        at = where(session, False, "", "")
         if u is None:
             c.skips.add(path, n, "response without usage", "no usage")
         else:
             tools = req.get("tools")
-            c.request(str(resp.get("id") or rec.get("id") or f"{path}:{n}"), path, n, {
-                "session": session, "subagent": False, "agent": "", "timestamp": ts,
-                "model": str(resp.get("model") or req.get("model") or ""),
-                "tool_definition_tokens": definitions(tools) if tools else None, **_usage(u)})
+            c.request(str(resp.get("id") or rec.get("id") or f"{path}:{n}"), path, n, at, ts,
+                      str(resp.get("model") or req.get("model") or ""), _usage(u),
+                      definitions=definitions(tools) if tools else None)
         for call_id, name, args in _calls(resp):
             server, tool = split_name(name)
-            c.call(call_id, {"session": session, "subagent": False, "agent": "", "timestamp": ts,
-                             "tool": tool, "server": server, "arguments": arguments(args)})
-        for call_id, text, err in _results(req):
+            c.call(call_id, at, ts, tool, server, args)
+        for call_id, text, err in () if c.lean else _results(req):
             c.result(call_id, text, err)
 
 
-def _usage(u: dict) -> dict:
+def _usage(u: dict) -> tuple[int, ...]:
+    """USAGE_FIELDS of a response's usage."""
     if "prompt_tokens" in u:  # OpenAI Chat Completions: cached tokens are inside prompt_tokens
         read = non_negative((u.get("prompt_tokens_details") or {}).get("cached_tokens"))
-        return {"input_tokens": max(non_negative(u["prompt_tokens"]) - read, 0), "cache_write_5m": 0,
-                "cache_write_1h": 0, "cache_read": read, "output_tokens": non_negative(u.get("completion_tokens"))}
+        return max(non_negative(u["prompt_tokens"]) - read, 0), 0, 0, read, non_negative(u.get("completion_tokens"))
     if "input_tokens_details" in u:  # OpenAI Responses: likewise inside input_tokens
         read = non_negative((u.get("input_tokens_details") or {}).get("cached_tokens"))
-        return {"input_tokens": max(non_negative(u.get("input_tokens")) - read, 0), "cache_write_5m": 0,
-                "cache_write_1h": 0, "cache_read": read, "output_tokens": non_negative(u.get("output_tokens"))}
+        return max(non_negative(u.get("input_tokens")) - read, 0), 0, 0, read, non_negative(u.get("output_tokens"))
     return anthropic_usage(u)  # Anthropic Messages: input_tokens excludes cache reads and writes
 
 

@@ -13,10 +13,11 @@ from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
 from ..payloads import Payload
 from ..usage import COLUMNS, Usage
-from .account import Account, account
+from .account import Account, account, headline, type_warnings
 from .billing import bill_rows
 from .collector import CALL_FIELDS, REQUEST_FIELDS, USAGE_FIELDS, Collector
 from .events import EVENT_FIELDS
+from .views import instant, view, window, zone
 
 REQUEST_COLUMNS = ["session", "subagent", "agent", "timestamp", "model", "request_id", *USAGE_FIELDS,
                    "cache_write", "tool_definition_tokens", "cost", "lines", "file", "line", "source", "project"]
@@ -52,23 +53,19 @@ class Traces:
     def summary(self) -> str:
         """A few lines: what was read, each counting rule and what it changed, what was skipped and why."""
         r = self.requests
-        formats = ", ".join(f"{n} {f}" for f, n in pd.Series(self.files).value_counts().items()) or "none"
-        lines = [f"{len(self.files)} file(s) ({formats}): {len(self.sessions)} session(s), {len(r):,} request(s), "
-                 f"{len(self.calls):,} tool call(s)",
-                 f"billed tokens: {int(r['input_tokens'].sum()):,} input, {int(r['cache_write'].sum()):,} cache "
-                 f"write, {int(r['cache_read'].sum()):,} cache read, {int(r['output_tokens'].sum()):,} output; "
-                 f"cost ${r['cost'].sum():,.4f}" + (f" ({int(r['cost'].isna().sum()):,} request(s) of "
-                                                     "unpriced models left out, see warnings)"
-                                                     if r["cost"].isna().any() else "")]
-        if len(self.calls):
-            by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
-            lines.append(f"tool calls by tool: {', '.join(f'{t} {n}' for t, n in by.head(8).items())}"
-                         + (f" and {len(by) - 8} more tools" if len(by) > 8 else ""))
+        by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
+        tokens = {f: int(r[f].sum()) for f in ("input_tokens", "cache_write", "cache_read", "output_tokens")}
+        lines = headline(self.files, len(self.sessions), len(r), len(self.calls), tokens, float(r["cost"].sum()),
+                         int(r["cost"].isna().sum()), list(by.items()))
         return "\n".join(lines + self.account.lines())
 
-    def totals(self, by: str = "session") -> pd.DataFrame:
-        """Billed tokens and cost per session, model, day or tool (tool: calls and result tokens)."""
-        return totals(self, by)
+    def totals(self, by: str = "session", *, timezone: str | None = None, since: str | None = None,
+               until: str | None = None, breakdown: bool = False, week_start: str = "sunday") -> pd.DataFrame:
+        """Billed tokens and cost per session, day, week, month, 5-hour block, model or project (see
+        `views.view`; days in `timezone`, the system's by default), or per tool (calls, errors, result
+        tokens). Raises InputError for an unknown `by`, zone or bound."""
+        return totals(self, by, timezone=timezone, since=since, until=until, breakdown=breakdown,
+                      week_start=week_start)
 
     def to_usage(self):
         """The tool calls as a `usage.Usage`, for audit, plan, report and responses."""
@@ -111,9 +108,7 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     req["subagent"] = req["subagent"].astype(bool)
     req = req[REQUEST_COLUMNS].sort_values(["session", "timestamp", "request_id"], kind="stable")
     calls = _calls(c, encoding)
-    warns += [f"unknown line type {k!r} x{n:,} (first at {f}:{line}), passed over"
-              + ("; it carries usage, which is not counted" if usage else "")
-              for k, (n, f, line, usage) in sorted(c.unknown_types.items())]
+    warns += type_warnings(c.unknown_types)
     tr = Traces(req.reset_index(drop=True), calls, pd.DataFrame(), dict(c.files), c.skips, warns,
                 acc.rules[0].text, source, acc, _events(c))
     tr.sessions = sessions(tr)
@@ -184,23 +179,30 @@ def sessions(tr: Traces) -> pd.DataFrame:
     return out.reset_index()
 
 
-def totals(tr: Traces, by: str = "session") -> pd.DataFrame:
-    """Billed tokens and cost per session, model or day; per tool: calls, errors, repeats, result tokens."""
+def totals(tr: Traces, by: str = "session", *, timezone: str | None = None, since: str | None = None,
+           until: str | None = None, breakdown: bool = False, week_start: str = "sunday") -> pd.DataFrame:
+    """`Traces.totals`: the request views computed by `views.view` (the CLI's code), the tool view here."""
     if by not in BY:
         raise InputError(f"cannot total by {by!r}; expected one of {', '.join(BY)}")
+    z = zone(timezone)
+    win = window(since, until, z)
     if by == "tool":
-        c = tr.calls.assign(server=tr.calls["server"].fillna("(built-in)"))
-        g = c.groupby(["server", "tool"])
-        out = pd.DataFrame({"calls": g.size(), "errors": g["error"].sum().astype("int64"),
-                            "repeated": g["repeated"].sum().astype("int64"),
-                            "result_tokens": g["result_tokens"].sum(min_count=1),
-                            "result_tokens_mean": g["result_tokens"].mean(),
-                            "arguments_bytes_mean": g["arguments_bytes"].mean()})
-        return out.reset_index().sort_values(["result_tokens", "calls"], ascending=False,
-                                             kind="stable").reset_index(drop=True)
+        return tool_totals(tr.calls[[win.holds(instant(t)) for t in tr.calls["timestamp"]]] if win else tr.calls)
     r = tr.requests
-    key = r["timestamp"].dt.strftime("%Y-%m-%d").fillna("(no time)").rename("day") if by == "day" else r[by]
-    g = r.groupby(key)
-    out = pd.DataFrame({"requests": g.size(), **{f: g[f].sum() for f in (*USAGE_FIELDS, "cache_write")},
-                        "cost": g["cost"].sum(min_count=1)})
-    return out.reset_index()
+    cols = [r[f].tolist() if f in r.columns else [None] * len(r) for f in REQUEST_FIELDS]
+    v = view([list(x) for x in zip(*cols, strict=True)], r["cost"].tolist(), by, z=z, win=win,
+             breakdown=breakdown, week_start=week_start)
+    return pd.DataFrame(v.rows, columns=[*v.columns, *(["models"] if breakdown else [])])
+
+
+def tool_totals(calls: pd.DataFrame) -> pd.DataFrame:
+    """Per tool: calls, errors, repeated identical calls, result tokens (in all and per call), argument size."""
+    c = calls.assign(server=calls["server"].fillna("(built-in)"))
+    g = c.groupby(["server", "tool"])
+    out = pd.DataFrame({"calls": g.size(), "errors": g["error"].sum().astype("int64"),
+                        "repeated": g["repeated"].sum().astype("int64"),
+                        "result_tokens": g["result_tokens"].sum(min_count=1),
+                        "result_tokens_mean": g["result_tokens"].mean(),
+                        "arguments_bytes_mean": g["arguments_bytes"].mean()})
+    return out.reset_index().sort_values(["result_tokens", "calls"], ascending=False,
+                                         kind="stable").reset_index(drop=True)

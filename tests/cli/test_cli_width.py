@@ -1,0 +1,143 @@
+"""Every line the CLI prints fits the terminal, or 100 columns when there is none: tables, headers,
+warnings, notes and progress lines, for every command on every real registry in tests/data and
+../shared/data/tools (COLUMNS=100). `--wide` keeps long lines whole; the assumptions read as text."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+from _public_data import REAL_TOOLS, SHARED
+from conftest import ROOT
+
+import toolsurvey as ts
+from toolsurvey.cli import _commands, main
+
+REGISTRIES = sorted(REAL_TOOLS.glob("*.json")) + sorted((SHARED / "tools").glob("*.json"))
+WIDTH = 100
+
+
+def lines_of(argv: list[str]) -> tuple[int, list[str]]:
+    """Run the CLI in-process; the exit code and every line it printed on stdout and stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in argv])
+        except SystemExit as e:  # --help
+            code = e.code
+    return code, (out.getvalue() + err.getvalue()).splitlines()
+
+
+def too_wide(lines: list[str]) -> list[str]:
+    return [line for line in lines if len(line) > WIDTH]
+
+
+def client_home(tmp_path, reg_path) -> dict:
+    """A HOME whose Claude Code, Codex and Gemini CLI configs name the registry's servers (measured
+    from the file with --snapshot)."""
+    servers = ts.load(reg_path).servers
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True, exist_ok=True)
+    (home / ".gemini").mkdir(exist_ok=True)
+    entries = json.dumps({"mcpServers": {n: {"command": "unused"} for n in servers}})
+    (home / ".claude.json").write_text(entries)
+    (home / ".gemini" / "settings.json").write_text(entries)
+    (home / ".codex" / "config.toml").write_text(
+        "".join(f'[mcp_servers.{json.dumps(n)}]\ncommand = "unused"\n' for n in servers))
+    return {"HOME": str(home)}
+
+
+def per_registry(reg, tmp_path) -> list[list]:
+    """Each command's argv on one registry file."""
+    other = REGISTRIES[(REGISTRIES.index(reg) + 1) % len(REGISTRIES)]
+    return [["footprint", reg], ["footprint", reg, "--by", "server"], ["footprint", reg, "--by", "part"],
+            ["audit", reg], ["plan", reg], ["simulate", reg, "--steps", "1-12", "--visible", "10,40"],
+            ["check", reg, "--max-tool-tokens", "150", "--max-request-tokens", "2000"],
+            ["report", reg, "-o", tmp_path / "report.html"], ["diff", other, reg],
+            ["convert", reg, "--to", "openai-chat", "-o", tmp_path / "tools.json"],
+            ["calibrate", reg, "--provider", "anthropic:claude-sonnet-4-5", "--dry-run"]]
+
+
+@pytest.mark.parametrize("reg", REGISTRIES, ids=lambda p: p.stem)
+def test_every_command_fits_100_columns_on_a_real_registry(reg, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    wide = {}
+    for argv in per_registry(reg, tmp_path):
+        code, lines = lines_of(argv)
+        assert code in (0, 1), (argv, lines[-3:])
+        wide[argv[0] + " " + " ".join(map(str, argv[2:]))] = too_wide(lines)
+    for key, value in client_home(tmp_path, reg).items():
+        monkeypatch.setenv(key, value)
+    for client in ("claude-code", "codex", "gemini-cli"):  # their notes on the names they rewrite too
+        code, lines = lines_of(["context", "--client", client, "--snapshot", reg, "--project", tmp_path])
+        assert code == 0, (client, lines[-3:])
+        wide[f"context {client}"] = too_wide(lines)
+    assert {k: v for k, v in wide.items() if v} == {}
+
+
+def test_commands_without_a_registry_fit_too(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    missing = tmp_path / "a-server-that-is-not-installed-with-a-long-name-to-make-its-failure-line-long"
+    runs = [["responses", ROOT / "data" / "responses"], ["prices", "show"], ["prices", "show", "gemini-2.5-pro"],
+            ["traces", ROOT / "data" / "traces"],
+            ["discover", "--connect-timeout", "5", "--", missing, "--with", "many", "arguments", "x" * 40]]
+    for argv in runs:
+        code, lines = lines_of(argv)
+        assert code in (0, 1), (argv, lines[-3:])
+        assert too_wide(lines) == [], argv
+
+
+def test_every_commands_help_fits(monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    for name in _commands():
+        code, lines = lines_of([name.replace("_", "-"), "--help"])
+        assert code == 0 and lines and too_wide(lines) == [], name
+
+
+def test_wide_keeps_long_lines_whole(monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+    reg = REAL_TOOLS / "atlassian.json"
+    _, narrow = lines_of(["plan", reg])
+    _, whole = lines_of(["plan", reg, "--wide"])
+    [warning] = [line for line in whole if line.startswith("warning: not merged")]
+    assert len(warning) > WIDTH  # the 191-character warning the issue saw
+    assert warning not in narrow and warning.split()[-1] in " ".join(narrow)  # wrapped, nothing lost
+
+
+def test_a_terminal_sets_the_width(tmp_path):
+    """On a terminal, stdout and stderr lines fit its width (COLUMNS=72 here), warnings included."""
+    parent, child = pty.openpty()
+    env = {**os.environ, "COLUMNS": "72", "LINES": "40"}
+    proc = subprocess.Popen([sys.executable, "-m", "toolsurvey", "plan", str(REAL_TOOLS / "atlassian.json")],
+                            stdout=child, stderr=child, env=env, cwd=tmp_path)
+    os.close(child)
+    chunks = []
+    with contextlib.suppress(OSError):  # the other end closes when the process ends
+        while data := os.read(parent, 65536):
+            chunks.append(data)
+    assert proc.wait(timeout=120) == 0
+    os.close(parent)
+    lines = b"".join(chunks).decode("utf-8", "replace").replace("\r", "").splitlines()
+    assert any(line.startswith("warning: not merged") for line in lines)
+    assert [line for line in lines if len(line) > 72] == []
+
+
+def test_plan_assumptions_read_as_text(capsys):
+    reg = ROOT / "data" / "registries" / "ops_assistant.json"
+    code = main(["plan", str(reg), "--scenario", str(ROOT / "data" / "scenarios" / "ops_assistant.toml"),
+                 "--phases", str(ROOT / "data" / "phases" / "ops_assistant.toml"), "--wide"])
+    out = capsys.readouterr().out
+    block = out[out.index("assumptions:"):]
+    assert code == 0 and "{" not in block and "origins" not in block  # no raw JSON record
+    # claude-sonnet-4-5 in the bundled LiteLLM snapshot: $3 in, $15 out, $3.75 write, $0.30 read, per million
+    [price] = [line for line in block.splitlines() if line.strip().startswith("price:")]
+    assert ("input $3.00, output $15.00, cache write $3.75, 1-hour cache write $6.00, cache read $0.30; "
+            "context window 200,000 tokens; from LiteLLM 1.110.2 snapshot (2026-11-30)") in price
+    assert "phases: investigate (4 tool patterns, 5 steps); act (4 tool patterns, 3 steps)" in block

@@ -1,0 +1,132 @@
+"""Codex CLI sessions (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): every line is {timestamp, type,
+payload}. `event_msg` lines of payload type `token_count` carry usage, `turn_context` the model,
+`response_item` lines the tool calls and their outputs.
+
+A `token_count` event gives the session's running total (`total_token_usage`) and the last request's
+(`last_token_usage`). A request's usage is the running total's step since the previous event; an
+event that repeats the running total (Codex re-emits them on rate-limit refreshes) adds nothing, and
+after a drop (a resumed or compacted session) the last request's own figures are used. A forked
+session replays its parent's history after the parent's `session_meta` line: those events are keyed
+by the parent's id, so a request met in both files counts once. OpenAI counts cached input inside
+`input_tokens` and reasoning inside `output_tokens`: cached input becomes cache reads (priced as
+OpenAI prices cached input), the rest uncached input.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...core.jsonlines import documents
+from .collector import Collector, where
+from .fields import non_negative, result_text, split_name, stem
+
+CODEX_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted"})
+# With `usage_only`, only lines holding one of these are parsed (usage, model, session, tool calls).
+MARKS = (b'"token_count"', b'"turn_context"', b'"session_meta"', b'"function_call"', b'"custom_tool_call"',
+         b'"local_shell_call"')
+_COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens", "total_tokens")
+_CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def _counts(u: Any) -> tuple[int, ...] | None:
+    if not isinstance(u, dict):
+        return None
+    return tuple(non_negative(u.get(k, u.get("cache_read_input_tokens") if k == "cached_input_tokens" else 0))
+                 for k in _COUNTS)
+
+
+def codex_name(name: str) -> tuple[str | None, str]:
+    """(server, tool) of a Codex tool name: MCP tools are `<server>__<tool>` (or `mcp__<server>__<tool>`)."""
+    server, tool = split_name(name)
+    if server is None and "__" in name.strip("_"):
+        server, _, tool = name.partition("__")
+    return server, tool
+
+
+class _Session:
+    """What one file has said so far: its session, the thread its events belong to, model, cwd."""
+
+    def __init__(self, path: str):
+        self.id = self.thread = stem(path).rsplit("rollout-", 1)[-1]
+        self.model = ""
+        self.cwd = ""
+        self.subagent = False
+        self.previous: tuple[int, ...] | None = None
+        self.named = False
+
+
+def codex(path: str, c: Collector, usage_only: bool = False) -> None:
+    """Add one Codex rollout file to `c`; with `usage_only`, lines that carry none of MARKS are not parsed."""
+    s = _Session(path)
+    for n, rec in documents(path, c.skips, MARKS if usage_only else ()):
+        if not isinstance(rec, dict):
+            c.skips.add(path, n, f"expected a JSON object, found {type(rec).__name__}", "not an object")
+            continue
+        kind, p = rec.get("type"), rec.get("payload") if isinstance(rec.get("payload"), dict) else {}
+        if kind == "session_meta":
+            _meta(s, p)
+        elif kind == "turn_context":
+            s.model = str(p.get("model") or s.model)
+            s.cwd = str(p.get("cwd") or s.cwd)
+        elif kind == "event_msg" and p.get("type") == "token_count":
+            _token_count(path, n, rec, p, s, c)
+        elif kind == "response_item":
+            _item(p, rec.get("timestamp"), s, c)
+        elif kind in CODEX_TYPES:
+            c.other_lines += 1
+        else:
+            c.unknown(str(kind), path, n, "usage" in json.dumps(rec))
+
+
+def _meta(s: _Session, p: dict) -> None:
+    sid = str(p.get("id") or "")
+    if not s.named:  # the file's own session (a fork then embeds its parent's session_meta: a new thread)
+        s.id = s.thread = sid or s.id
+        s.cwd = str(p.get("cwd") or s.cwd)
+        src = p.get("source")
+        s.subagent = isinstance(src, dict) and "subagent" in src
+        s.named = True
+    elif sid:
+        s.thread = sid
+
+
+def _token_count(path: str, n: int, rec: dict, p: dict, s: _Session, c: Collector) -> None:
+    info = p.get("info") if isinstance(p.get("info"), dict) else None
+    if info is None:
+        c.other_lines += 1  # rate limits only
+        return
+    total, last = _counts(info.get("total_token_usage")), _counts(info.get("last_token_usage"))
+    if total is not None and total == s.previous:
+        c.other_lines += 1  # the running total repeated: no new request
+        return
+    if total is not None and s.previous is not None and all(a >= b for a, b in zip(total, s.previous, strict=True)):
+        step = tuple(a - b for a, b in zip(total, s.previous, strict=True))
+    else:
+        step = last or total
+    if total is not None:
+        s.previous = total
+    if step is None or not any(step[:4]):
+        c.other_lines += 1
+        return
+    inp, cached, out = step[0], min(step[1], step[0]), step[2]
+    model = str(info.get("model") or info.get("model_name") or s.model)
+    # keyed by content within a thread, so a fork's replay of its parent matches the parent's events;
+    # without a running total nothing identifies a repeat, and each line is its own request
+    key = f"codex:{s.thread}:{total}:{last}" if total is not None else f"{path}:{n}"
+    c.request(key, path, n, where(s.id, s.subagent, "", s.cwd), rec.get("timestamp"), model,
+              (inp - cached, 0, 0, cached, out))
+
+
+def _item(p: dict, ts: Any, s: _Session, c: Collector) -> None:
+    kind = p.get("type")
+    call_id = p.get("call_id") or p.get("id")
+    if kind in _CALLS and call_id:
+        server, tool = codex_name(str(p.get("name") or ("local_shell" if kind == "local_shell_call" else "")))
+        c.call(str(call_id), where(s.id, s.subagent, "", s.cwd), ts, tool, server, p.get(_CALLS[kind]))
+    elif kind in _OUTPUTS and call_id and not c.lean:
+        out = p.get("output")
+        err = isinstance(out, dict) and out.get("success") is False
+        text = out.get("content") if isinstance(out, dict) and "content" in out else out
+        c.result(str(call_id), result_text(text), err)
