@@ -28,13 +28,14 @@ def with_parameters(nb, source: str):
     return nb
 
 
-def execute(nb):
-    """Run `nb` in a fresh kernel with notebooks/ as working directory; fail with the cell's error."""
+def execute(nb, **options):
+    """Run `nb` in a fresh kernel with notebooks/ as working directory (`options`: more NotebookClient
+    settings); fail with the cell's error."""
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+                            resources={"metadata": {"path": str(NOTEBOOKS)}}, **options)
     try:
         client.execute()
     except CellExecutionError as e:

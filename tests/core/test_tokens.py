@@ -176,3 +176,20 @@ def test_unwritable_cache_directory_still_counts(tmp_path, monkeypatch):
     finally:
         tokens._load.cache_clear()
     assert blocker.read_text() == "not a directory"
+
+
+def test_token_starts_from_the_width_tables_match_tiktokens_own_offsets():
+    import numpy as np
+
+    from toolsurvey.core.tokens import splitter, token_widths
+
+    text = 'Grüße 中文 🚀 "quoted", tabs\tand\nlines ﬁ é'
+    enc = encoding("o200k_base")  # tiktoken's own constructor: its offsets are the oracle
+    ids = enc.encode_ordinary(text)
+    chars, inside = token_widths("o200k_base")
+    before = np.concatenate([[0], np.cumsum(chars[ids])[:-1]])
+    assert np.maximum(before - inside[ids], 0).tolist() == enc.decode_with_offsets(ids)[1]
+    # the pre-split tiles the text, and no token crosses the end of one of its pieces
+    ends = [m.end() for m in splitter("o200k_base").finditer(text)]
+    assert ends[-1] == len(text)
+    assert sum(len(enc.encode_ordinary(p)) for p in splitter("o200k_base").findall(text)) == len(ids)

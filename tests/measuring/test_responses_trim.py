@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import toolsurvey as ts
 from toolsurvey.errors import InputError
 from toolsurvey.measuring.trimming.serialize import to_text
-from toolsurvey.measuring.trimming.steps import cap_lists, keep_paths, remove_empty, truncate_strings
+from toolsurvey.measuring.trimming.steps import cap_lists, keep_paths, remove_empty
+from toolsurvey.measuring.trimming.truncation import truncate_strings
 
 ENC = ts.get_encoding("o200k_base")
 
@@ -71,14 +72,25 @@ def test_drop_empty_removes_null_empty_string_list_object_recursively_but_keeps_
     assert dropped["e"] == 1 and dropped["e.f"] == 1 and dropped["e.f.g"] == 1
 
 
-def test_truncate_by_chars_and_by_tokens_marks_what_was_cut():
-    text = "The quick brown fox jumps over the lazy dog " * 5
-    out, cut = truncate_strings({"t": text, "short": "ok"}, 10)
-    assert out == {"t": text[:10] + f"…[+{len(text) - 10} chars]", "short": "ok"}
-    assert cut == {"t": 1}
-    ids = ENC.encode_ordinary(text)
-    out, _ = truncate_strings({"t": text}, 4, unit="tokens")
-    assert out["t"] == ENC.decode(ids[:4]) + f"…[+{len(ids) - 4} tokens]"
+def test_truncate_by_chars_and_by_tokens_cuts_where_a_word_ends_and_marks_the_full_size():
+    text = "The quick brown fox jumps over the lazy dog " * 5  # 44 chars x 5 = 220
+    out, cut, whole = truncate_strings({"t": text, "short": "ok"}, 10)
+    # "The quick" is the longest run of whole words within 10 chars ("The quick " would end in a space)
+    assert out == {"t": "The quick …[220 chars total]", "short": "ok"}
+    assert cut == {"t": 1} and whole == {}
+    out, _, _ = truncate_strings({"t": text}, 4, unit="tokens")
+    kept, mark = out["t"].split(" …[")
+    assert kept == "The quick brown fox" and ntok(kept) == 4  # The, quick, brown, fox
+    assert mark.endswith(" tokens total]") and int(mark.split()[0]) >= ntok(text)
+
+
+def test_a_string_just_over_the_limit_is_kept_whole_when_the_cut_would_cost_more_than_it_saves():
+    # "Crash | on save" is 4 tokens; the marker " …[15 chars total]" alone is 6
+    out, cut, whole = truncate_strings({"title": "Crash | on save"}, 8)
+    assert out == {"title": "Crash | on save"} and cut == {} and whole == {"title": 1}
+    t = ts.trim({"title": "Crash | on save"}, truncate=8)
+    assert t.steps[-2]["saved"] == 0
+    assert t.steps[-2]["dropped"].startswith("nothing cut; 1 string(s) over the limit kept whole")
 
 
 def test_cap_lists_keeps_the_first_items_and_counts_the_rest():
@@ -121,12 +133,14 @@ def test_strategies_compose_and_every_step_is_measured_with_tiktoken():
         assert s["saved"] == prev["tokens"] - s["tokens"]
     assert t.text == json.dumps(t.value, indent=2, ensure_ascii=False)
     assert t.tokens_after == ntok(t.text)
-    assert t.value[0]["title"] == "Crash | …[+7 chars]" and "body" in t.value[0] and "milestone" not in t.value[0]
+    # the title is kept whole (cutting it saves less than its marker costs); the body is cut after "long"
+    assert t.value[0]["title"] == "Crash | on save" and "milestone" not in t.value[0]
+    assert t.value[0]["body"] == "long …[250 chars total]"
 
 
 def test_text_payloads_only_truncate_and_say_so():
     t = ts.trim("plain text " * 30, keep="x", truncate=11)
-    assert t.text == "plain text " + f"…[+{len('plain text ' * 30) - 11} chars]"
+    assert t.text == "plain text …[330 chars total]"  # 11 chars x 30; the cut ends before a space
     assert any("only truncation applies" in w for w in t.warnings)
 
 

@@ -158,6 +158,8 @@ def test_cost_heatmap_pivots_steps_by_visible(grid):
     assert hm.z[1][2] == pytest.approx(2 * 25 * 100 / 1e6 / 0.77)
     assert fig.layout.yaxis.title.text == "requests per task (steps)"
     assert fig.data[0].colorbar.title.text == "USD"
+    # One cell per swept value: the axis ends at the largest (25), not half a gap past it.
+    assert fig.layout.xaxis.type == "category"
 
 
 def test_step_area_stacks_components_and_cache_states():
@@ -202,6 +204,23 @@ def test_trim_steps_waterfall():
     wf = trim_steps(steps).data[0]
     assert list(wf.y) == [1000, -700, -50, 250]
     assert list(wf.measure) == ["absolute", "relative", "relative", "total"]
+
+
+def test_trim_charts_keep_short_axis_labels_and_a_readable_height():
+    paths = [f"data/responses/list_issues/page_{i}_of_the_open_issues_sorted_by_update.json" for i in range(12)]
+    fig = trim_before_after([900] * 12, [300] * 12, labels=paths, cap=None)
+    short = list(fig.data[0].x)
+    assert len(set(short)) == 12 and max(map(len, short)) <= 28
+    assert list(fig.data[0].customdata) == paths  # the whole path in the hover text
+    assert fig.layout.height >= 450
+    steps = [{"step": "as received", "tokens": 1000, "saved": 0},
+             {"step": "keep number,title,state,labels,assignees,user,body", "tokens": 400, "saved": 600},
+             {"step": "drop empty", "tokens": 400, "saved": 0}]
+    fig = trim_steps(steps)
+    wf = fig.data[0]
+    assert list(wf.x) == ["as received", "keep 7 fields", "drop empty", "after"]
+    assert list(wf.text) == ["1,000 tokens", "-600", "saves nothing", "400"]
+    assert wf.customdata[1] == steps[1]["step"] and fig.layout.height >= 450
 
 
 # -- plan -----------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from toolsurvey.present import display
 def restore_renderer(monkeypatch):
     """notebook_mode sets process-wide state (plotly's default renderer, itables in the rich views):
     put it back so later tests see a plain interpreter."""
-    from toolsurvey.present import views as _rich
+    from toolsurvey.present import tables as _rich
 
     before = pio.renderers.default
     monkeypatch.setitem(_rich.ITABLES, "on", _rich.ITABLES["on"])

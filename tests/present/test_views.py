@@ -100,7 +100,7 @@ def test_retrieval_view_leads_with_the_figures_and_shows_findability():
 
 
 def test_long_tables_are_cut_or_paged_by_itables(monkeypatch):
-    from toolsurvey.present import views as _rich
+    from toolsurvey.present import tables as _rich
 
     reg = ts.load(OPS)
     # a finding quoting markup, so the paged table must escape it

@@ -73,11 +73,16 @@ def test_catalog_explorer_model_and_caching_redraw_the_curves(ops):
     # Without prompt caching every point costs more (all inputs at the full input price).
     assert all(a >= b for ta, tb in zip(after, before, strict=True) for a, b in zip(ta, tb, strict=True))
     assert after != before
-    cheaper = "claude-haiku-4-5" if "claude-haiku-4-5" in box.controls["model"].options else None
-    if cheaper:
-        box.controls["model"].value = cheaper
-        haiku = [list(t.y) for t in box.figures["curves"].data if "cost per completed task" in t.hovertemplate]
-        assert all(h < a for th, ta in zip(haiku, after, strict=True) for h, a in zip(th, ta, strict=True))
+    models = [value for _label, value in box.controls["model"].options]
+    assert "claude-haiku-4-5" in models
+    box.controls["model"].value = "claude-haiku-4-5"
+    haiku = [list(t.y) for t in box.figures["curves"].data if "cost per completed task" in t.hovertemplate]
+    assert all(h < a for th, ta in zip(haiku, after, strict=True) for h, a in zip(th, ta, strict=True))
+    # The caching labels follow the model, and the mode chosen stays chosen.
+    assert box.controls["caching"].value == "none"
+    box.controls["model"].value = "gpt-4.1" if "gpt-4.1" in models else next(m for m in models if "gpt" in m)
+    assert box.controls["caching"].value == "none"
+    assert any("OpenAI" in label for label, mode in box.controls["caching"].options if mode == "auto")
 
 
 def test_description_explorer_target_and_accuracy(ops):

@@ -115,7 +115,7 @@ def add_output_file_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _cell(v: Any, col: str) -> str:
-    """The one place a table cell becomes text: numbers with their column's unit (`toolsurvey.present.views`),
+    """The one place a table cell becomes text: numbers with their column's unit (`toolsurvey.present.units`),
     third-party text with control and bidi characters escaped so it cannot drive the terminal."""
     from ..present.units import cell
 

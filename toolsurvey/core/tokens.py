@@ -159,3 +159,35 @@ def count_many(texts: list[str], encoding: str = DEFAULT_ENCODING) -> list[int]:
     """Tokens of each string, like `count` on each."""
     encode = get_encoding(encoding).encode_ordinary
     return [len(encode(t)) for t in texts]
+
+
+@cache
+def splitter(name: str = DEFAULT_ENCODING):
+    """The compiled pre-split of encoding `name` (a `regex` pattern): tiktoken encodes each piece it
+    matches on its own, so no token crosses a piece's end. Raises InputError for an unknown encoding."""
+    import regex
+
+    return regex.compile(_SPECS[name][0] if name in _SPECS else get_encoding(name)._pat_str)
+
+
+@cache
+def token_widths(name: str = DEFAULT_ENCODING):
+    """Per token id of encoding `name`: how many characters start in it, and whether it starts inside
+    one (with a UTF-8 continuation byte). Two numpy arrays, for finding where tokens start in a text."""
+    import numpy as np
+
+    if name in SHIPPED:
+        ranks = cached_ranks(name)
+    else:
+        enc = get_encoding(name)
+        ranks = {enc.decode_single_token_bytes(i): i for i in range(enc.n_vocab) if i not in enc.special_tokens_set}
+    keys = list(ranks)
+    ids = np.fromiter(ranks.values(), np.int64, len(keys))
+    lengths = np.fromiter(map(len, keys), np.int64, len(keys))
+    cont = (np.frombuffer(b"".join(keys), np.uint8) & 0xC0) == 0x80
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    size = int(ids.max()) + 1
+    chars, inside = np.zeros(size, np.int64), np.zeros(size, bool)
+    chars[ids] = lengths - np.add.reduceat(cont.astype(np.int64), offsets)
+    inside[ids] = cont[offsets]
+    return chars, inside

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..core.caveats import Assumptions, Warnings
 from ..core.registry import Registry
 from ..core.viewable import Viewable
 from ..errors import InputError
@@ -35,8 +36,8 @@ class Run(Viewable):
     scenario: Scenario
     steps: pd.DataFrame
     summary: dict[str, Any]
-    assumptions: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
+    assumptions: Assumptions  # a dict that shows as a short table; .to_dict() for a plain copy
+    warnings: Warnings = field(default_factory=Warnings)  # a list that shows as one
     draws: pd.DataFrame | None = None        # Monte Carlo: one row per sampled task
     percentiles: pd.DataFrame | None = None  # Monte Carlo: p50/p90/p99 of the per-task figures
     sampled: dict | None = None              # Monte Carlo: the raw draws (results per call, ...)
@@ -73,7 +74,8 @@ def simulate(reg: Registry | None, scenario: Scenario | None = None, **changes) 
     warns += [f"{sc.model}: {p}" for p in rows["limits"][0]]
     for w in warns:
         _warnings.warn(w, stacklevel=2)
-    run = Run(sc, _steps_table(sc, rows, prof), summary, run_assumptions(sc, price, prof, table, curve), warns)
+    run = Run(sc, _steps_table(sc, rows, prof), summary, Assumptions(run_assumptions(sc, price, prof, table, curve)),
+              Warnings(warns))
     if sc.samples:
         run.draws, run.percentiles, run.sampled = monte_carlo(sc, rows, prof, curve)
     return run

@@ -70,15 +70,7 @@ def notebook_mode(*, static: bool = False) -> list[str]:
                 os.environ["BROWSER_PATH"] = found  # Kaleido's browser finder reads this
             names.append("png")
     pio.renderers.default = "+".join(names)
-    try:  # long tables in the rich views become searchable, paged tables (pip install 'toolsurvey[tables]')
-        import itables
-    except ImportError:
-        pass
-    else:
-        from . import views
-
-        itables.init_notebook_mode(all_interactive=False, connected=False)
-        views.ITABLES["on"] = True
+    _itables_mode()
     display(HTML('<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>'
                  f'<script type="text/javascript">{get_plotlyjs()}</script>'))
     return names
@@ -90,9 +82,17 @@ _HIDE_WHEN_LIVE = """<script type="text/javascript">(function () {
   var copy = document.currentScript && document.currentScript.parentElement;
   var area = copy && copy.parentElement && copy.parentElement.closest('.jp-OutputArea, .output_area, .output');
   if (!area) { return; }
+  // A FigureWidget is drawn before JupyterLab lays it out, so it keeps plotly's default width:
+  // once drawn, fit each live chart to the output's width, as the static charts are.
+  var fit = function () {
+    area.querySelectorAll('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot').forEach(function (gd) {
+      if (window.Plotly && gd._fullLayout && !(gd.layout && gd.layout.width)) { window.Plotly.Plots.resize(gd); }
+    });
+  };
+  document.addEventListener('plotlywidget-after-render', function () { requestAnimationFrame(fit); });
   var hide = function () {
     if (area.querySelector('.widget-box .js-plotly-plot, .widget-vbox .js-plotly-plot')) {
-      copy.style.display = 'none'; return true;
+      copy.style.display = 'none'; requestAnimationFrame(fit); return true;
     }
     return false;
   };
@@ -104,12 +104,37 @@ _HIDE_WHEN_LIVE = """<script type="text/javascript">(function () {
 })();</script>"""
 
 
+def _itables_mode() -> None:
+    """With itables installed, page the long tables of the rich views (`pip install 'toolsurvey[tables]'`).
+
+    itables' init shows two outputs: a module script that reads the bundle its second output defines.
+    JupyterLab may run the first before the second exists ("Cannot destructure property
+    'set_or_remove_dark_class'", itables 2.8-2.9), so they are shown as one output, bundle first."""
+    try:
+        import itables
+    except ImportError:
+        return
+    from IPython.display import HTML, display
+    from IPython.utils.capture import capture_output
+
+    from . import tables
+
+    with capture_output(stdout=False, stderr=False, display=True) as shown:
+        itables.init_notebook_mode(all_interactive=False, connected=False)
+    parts = [o.data.get("text/html", "") for o in shown.outputs]
+    parts.sort(key=lambda h: "createObjectURL" not in h)  # the part that defines the bundle first
+    display(HTML("".join(parts)))
+    tables.ITABLES["on"] = True
+
+
 def static_copy(figures: dict) -> str:
     """HTML of `figures` (name -> Figure or FigureWidget) as they are now, for exported notebooks."""
     import plotly.graph_objects as go
 
+    from .tables import NO_MATH
+
     parts = [figure_html(go.Figure(f)) for f in figures.values()]
-    return ('<div class="toolsurvey-static-copy">'
+    return (f'<div class="toolsurvey-static-copy {NO_MATH}">'
             f'<p><em>{html.escape("Static copy of the charts above, as first drawn (for exported copies).")}</em></p>'
             + "".join(parts) + _HIDE_WHEN_LIVE + "</div>")
 
@@ -123,11 +148,23 @@ def show_with_static_copy(box) -> None:
 
 
 def styled(df, *, unit_column: str | None = None):
-    """`df` shown with units (dollars, percentages, thousands separators); its data is unchanged.
+    """`df` as a pandas Styler with units (dollars, percentages, thousands separators); its data is unchanged.
 
     Columns are formatted by name (`cost*` dollars, `share`/`*_rate`/`success` percentages); with
     `unit_column`, each row by its unit (a plan's before/after table: `unit_column="unit"`).
     """
-    from .views import styler
+    from .tables import styler
 
     return styler(df, unit_column=unit_column)
+
+
+def table_view(df, *, caption: str = "", columns="auto", unit_column: str | None = None,
+               units: dict | None = None, rest: str = "the DataFrame holds them all"):
+    """`df` (a DataFrame, or rows with `columns` naming them) to display in a notebook: the columns a
+    reader needs ("auto": all but those with one value on every row, which the caption states once;
+    or a list), numbers with units (by column name, or `units`: column -> "money", "percent" or
+    "number"), long text wrapped to the panel, and more than 30 rows paged (itables) or cut with a
+    line saying where the rest are (`rest`). Its `.data` is the DataFrame shown."""
+    from .tables import Table
+
+    return Table(df, caption=caption, columns=columns, unit_column=unit_column, units=units, rest=rest)

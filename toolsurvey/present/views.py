@@ -1,83 +1,16 @@
-"""Numbers with their units, and the rich (HTML) and plain views of toolsurvey's results in Jupyter.
-
-One place decides how a column is shown, from its name: dollars (`cost*`, `*_usd`), percentages
-(`share`, `*_share`, `*_rate`, `success`), whole counts with thousands separators, and decimals.
-The CLI tables and the Jupyter views both use it. The data is never changed: pandas' Styler formats
-the view, so `obj.table` keeps the raw numbers.
+"""The rich (HTML) and plain views of toolsurvey's results in Jupyter: headline figures, then tables
+with units (`tables`), each view one block MathJax leaves alone. Assumptions and warnings have
+views of their own (`caveats`).
 """
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
 
+from .caveats import assumptions_html, assumptions_text, warnings_html, warnings_list, warnings_text
 from .retrieval import by_k, findability, view_lines
-from .units import (
-    FORMATTERS,
-    MONEY_UNITS,
-    is_missing,
-    kind_of,
-    money,
-    number,
-    percent,
-    plural,
-    points,
-)
-
-SHOWN_ROWS = 30  # rows shown in a Jupyter view before "... N more rows" (itables, when installed, pages them)
-ITABLES = {"on": False}  # set by toolsurvey.present.display.notebook_mode once itables' JavaScript is in the notebook
-
-
-def styler(df: pd.DataFrame, *, unit_column: str | None = None):
-    """A pandas Styler that shows `df` with units, leaving its data as it is.
-
-    With `unit_column` (rows of mixed units, e.g. a plan's before/after table), numbers in each row
-    are formatted by that row's unit (USD, share, anything else a count).
-    """
-    st = df.style
-    numeric = [c for c in df.columns if pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c])]
-    if unit_column is None:
-        st = st.format({c: FORMATTERS[kind_of(c)] for c in numeric}, na_rep="–")
-    else:
-        for unit, rows in df.groupby(unit_column, sort=False).groups.items():
-            fmt = money if unit in MONEY_UNITS else percent if unit == "share" else number
-            cols = [c for c in numeric if kind_of(c) != "percent"]
-            st = st.format(fmt, subset=pd.IndexSlice[list(rows), cols], na_rep="–")
-            if unit == "share" and "change" in cols:  # a change of a share is in percentage points
-                st = st.format(points, subset=pd.IndexSlice[list(rows), ["change"]], na_rep="–")
-        st = st.format(percent, subset=[c for c in numeric if kind_of(c) == "percent"], na_rep="–")
-    text = [c for c in df.columns if c not in numeric]
-    st = st.format(lambda v: html.escape(str(v)), subset=text, na_rep="")
-    # Jupyter's stylesheet right-aligns every cell: text reads from the left, numbers line up on the right.
-    st = st.set_properties(subset=numeric, **{"text-align": "right"}).set_properties(subset=text, **{"text-align": "left"})
-    st = st.set_table_styles([{"selector": f"th.col_heading.col{i}", "props": "text-align: left"}
-                              for i, c in enumerate(df.columns) if c in text], overwrite=False)
-    return st.hide(axis="index").set_table_attributes('class="toolsurvey-table"')
-
-
-def table_html(df: pd.DataFrame, *, caption: str = "", unit_column: str | None = None) -> str:
-    """A titled, formatted table; long tables are cut to SHOWN_ROWS rows, or paged by itables if installed."""
-    head = f"<h4>{html.escape(caption)}</h4>" if caption else ""
-    if len(df) > SHOWN_ROWS:
-        if not ITABLES["on"]:
-            rest = len(df) - SHOWN_ROWS
-            return (head + styler(df.head(SHOWN_ROWS), unit_column=unit_column).to_html()
-                    + f"<p><em>… {plural(rest, 'more row')} (the object holds them all)</em></p>")
-        from itables import to_html_datatable
-
-        # Safe as HTML: the Styler escapes every text cell (third-party names) itself.
-        return head + to_html_datatable(styler(df, unit_column=unit_column), connected=False, allow_html=True)
-    return head + styler(df, unit_column=unit_column).to_html()
-
-
-def rich_html(title: str, lines: list[str], tables: list[tuple[str, pd.DataFrame, str | None]] = ()) -> str:
-    """A Jupyter view: a title, headline lines, then formatted tables (caption, data, unit column)."""
-    parts = [f"<div class=\"toolsurvey-rich\"><strong>{html.escape(title)}</strong>"]
-    if lines:
-        parts.append("<ul>" + "".join(f"<li>{html.escape(x)}</li>" for x in lines) + "</ul>")
-    parts += [table_html(df, caption=caption, unit_column=unit) for caption, df, unit in tables]
-    return "".join(parts) + "</div>"
+from .tables import rich_html
+from .units import MONEY_UNITS, is_missing, money, number, percent, plural
 
 
 def plain(title: str, lines: list[str]) -> str:
@@ -116,8 +49,27 @@ def findings_lines(found) -> tuple[str, list[str]]:
     return title, ([by] if by else []) + [f"the fixes that remove text save {number(saving)} tokens per request"]
 
 
-def _frame_html(lines_of):
-    return lambda df: rich_html(*lines_of(df), [("", pd.DataFrame(df), None)])
+def footprint_columns(df: pd.DataFrame) -> list[str]:
+    """The columns a reader needs of a footprint table: server, tool, kind (when rows of other kinds
+    are there), total tokens, then each part that holds any token."""
+    first = [c for c in ("server", "tool") if c in df] + (["kind"] if "kind" in df and df["kind"].nunique() > 1 else [])
+    parts = [c for c in df.columns if c not in (*first, "kind", "tokens") and pd.api.types.is_numeric_dtype(df[c])
+             and df[c].abs().sum() > 0]
+    return first + (["tokens"] if "tokens" in df else []) + parts
+
+
+FINDING_COLUMNS = ("severity", "rule", "server", "tool", "tokens", "evidence", "fix")
+
+
+def _footprint_html(df) -> str:
+    df = pd.DataFrame(df)
+    caption = "Tokens per tool, by part (parts with no tokens left out)"
+    return rich_html(*footprint_lines(df), [(caption, df[footprint_columns(df)], None)])
+
+
+def _findings_html(df) -> str:
+    df = pd.DataFrame(df)
+    return rich_html(*findings_lines(df), [("Findings, as ranked", df[[c for c in FINDING_COLUMNS if c in df]], None)])
 
 
 def _frame_text(lines_of):
@@ -137,7 +89,7 @@ def _plan_lines(p) -> tuple[str, list[str]]:
         if r is not None:
             fmt = money if r.unit in MONEY_UNITS else lambda v, u=r.unit: f"{number(v)} {u}"
             lines.append(f"{metric}: {change(r.before, r.after, fmt)}")
-    return title, lines + [f"warning: {w}" for w in p.warnings[:5]]
+    return title, lines
 
 
 def plan_html(p) -> str:
@@ -145,11 +97,19 @@ def plan_html(p) -> str:
     actions = p.actions_table().sort_values("tokens_per_task", ascending=False, kind="stable")
     return rich_html(title, lines, [("Before and after (simulated)", p.table, "unit"),
                                     ("After each stage", p.stages, None),
-                                    ("Actions, largest saving first", actions, None)])
+                                    ("Actions, largest saving first", actions, None)],
+                     after=warnings_list(p.warnings))
 
 
 def plan_text(p) -> str:
-    return plain(*_plan_lines(p))
+    title, lines = _plan_lines(p)
+    return plain(title, lines + [f"warning: {w}" for w in p.warnings[:5]])
+
+
+# Columns of a run's request-by-request table; the prompt parts that are the same on every request
+# (system prompt, user message, provider overhead) are said once above it instead.
+STEP_COLUMNS = ("request", "kind", "phase", "visible", "input", "tools", "history", "uncached", "cache_write",
+                "cache_read", "output", "cost")
 
 
 def _run_lines(run) -> tuple[str, list[str]]:
@@ -162,19 +122,29 @@ def _run_lines(run) -> tuple[str, list[str]]:
              f"{percent(s.get('wrong_rate'))}, success {percent(s.get('success'))}",
              f"{money(s.get('cost_per_task'))} per task, {money(s.get('cost_per_completed_task'))} per completed task, "
              f"{money(s.get('cost_per_month'))} per month"]
-    return title, lines + [f"warning: {w}" for w in run.warnings[:5]]
+    return title, lines
+
+
+def _steps_view(steps: pd.DataFrame) -> tuple[str, pd.DataFrame]:
+    same = [f"{label} {number(steps[c].iloc[0])}" for c, label in (("system", "system prompt"), ("user", "user message"),
+                                                                 ("overhead", "provider overhead"))
+            if c in steps and len(steps) and steps[c].nunique() == 1]
+    cols = [c for c in STEP_COLUMNS if c in steps and not (c == "phase" and steps[c].nunique() <= 1)]
+    caption = "One task, request by request (tokens)" + (f"; on every request: {', '.join(same)} tokens" if same else "")
+    return caption, steps[cols]
 
 
 def run_html(run) -> str:
     title, lines = _run_lines(run)
-    tables = [("One task, request by request", run.steps, None)]
+    tables = [(*_steps_view(run.steps), None)]
     if run.percentiles is not None:
         tables.insert(0, ("Monte Carlo percentiles", run.percentiles.reset_index(names=""), None))
-    return rich_html(title, lines, tables)
+    return rich_html(title, lines, tables, after=warnings_list(run.warnings))
 
 
 def run_text(run) -> str:
-    return plain(*_run_lines(run))
+    title, lines = _run_lines(run)
+    return plain(title, lines + [f"warning: {w}" for w in run.warnings[:5]])
 
 
 def _diff_lines(d) -> tuple[str, list[str]]:
@@ -205,7 +175,7 @@ def _report_lines(rep) -> tuple[str, list[str]]:
 def report_html(rep) -> str:
     title, lines = _report_lines(rep)
     tables = [(t.caption, t.data, "unit" if "unit" in t.data.columns else None) for t in rep.tables.values()]
-    return rich_html(title, lines, tables) + "<p><em>report.save('report.html') writes the full report</em></p>"
+    return rich_html(title, lines, tables, after="<p><em>report.save('report.html') writes the full report</em></p>")
 
 
 def report_text(rep) -> str:
@@ -224,13 +194,15 @@ def retrieval_text(ev) -> str:
 
 # view name (a Viewable's `view_name`) -> (text view, HTML view)
 _VIEWS = {
-    "footprint": (_frame_text(footprint_lines), _frame_html(footprint_lines)),
-    "findings": (_frame_text(findings_lines), _frame_html(findings_lines)),
+    "footprint": (_frame_text(footprint_lines), _footprint_html),
+    "findings": (_frame_text(findings_lines), _findings_html),
     "plan": (plan_text, plan_html),
     "run": (run_text, run_html),
     "diff": (diff_text, diff_html),
     "report": (report_text, report_html),
     "retrieval": (retrieval_text, retrieval_html),
+    "assumptions": (assumptions_text, assumptions_html),
+    "warnings": (warnings_text, warnings_html),
 }
 
 

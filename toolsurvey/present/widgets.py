@@ -12,13 +12,9 @@ import dataclasses
 import html
 from typing import Any
 
+from . import controls as C
+from .figure_update import refresh, update_steps
 from .units import money
-
-# Choices offered by the response explorer: None means "off".
-TRUNCATE_CHOICES = (("off", None), ("50 chars", 50), ("100 chars", 100), ("200 chars", 200),
-                    ("500 chars", 500), ("1,000 chars", 1000))
-LIST_CAP_CHOICES = (("off", None), ("1 item", 1), ("3 items", 3), ("5 items", 5), ("10 items", 10),
-                    ("20 items", 20))
 
 
 def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usage: Any = "auto",
@@ -44,55 +40,6 @@ def sample_inputs(registry, *, scenario: Any = "auto", phases: Any = "auto", usa
     return {"registry": load(registry),
             "scenario": sc if isinstance(sc, Scenario) else load_scenario(sc) if sc else Scenario(),
             "phases": paths["phases"], "usage": paths["usage"], "queries": paths["queries"]}
-
-
-def _same(a: Any, b: Any) -> bool:
-    import numpy as np
-
-    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
-        try:
-            return np.array_equal(np.asarray(a, dtype=object), np.asarray(b, dtype=object))
-        except ValueError:
-            return False
-    return a == b
-
-
-def _changed(old: dict, new: dict) -> dict:
-    return {k: v for k, v in new.items() if k not in old or not _same(old[k], v)}
-
-
-def refresh(widget, fig) -> None:
-    """Copy a freshly built Figure into a FigureWidget in place: only the trace and layout properties
-    that changed are sent (same traces), else the traces are replaced."""
-    with widget.batch_update():
-        same = len(widget.data) == len(fig.data) and all(
-            a.type == b.type for a, b in zip(widget.data, fig.data, strict=True))
-        if same:
-            for old, new in zip(widget.data, fig.data, strict=True):
-                delta = _changed(old.to_plotly_json(), new.to_plotly_json())
-                if delta:
-                    old.update(delta, overwrite=True)
-        else:
-            widget.data = ()
-            widget.add_traces(list(fig.data))
-        delta = _changed(widget.layout.to_plotly_json(), fig.layout.to_plotly_json())
-        if delta:
-            widget.update_layout(delta, overwrite=True)
-
-
-def _update_steps(widget, steps) -> None:
-    """Put a new task's per-request table into a `charts.task.step_area` FigureWidget. When it draws the
-    same traces, only their x and y change in place: rebuilding the figure (subplots, validation)
-    was most of a slider move."""
-    from .charts.task import step_area, step_traces
-
-    traces = step_traces(steps)
-    if [t.name for t in widget.data] != [name for _, name, _, _ in traces]:
-        refresh(widget, step_area(steps))
-        return
-    with widget.batch_update():
-        for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
-            trace.x, trace.y = steps["request"].to_numpy(), steps[col].to_numpy()
 
 
 def _require() -> None:
@@ -146,7 +93,7 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     strategies = list(strategies or [s for s in ("all", "phases", "retrieval", "tool_search")
                                      if s != "phases" or sc.phases])
     controls = _catalog_controls(sc, n, strategies, models)
-    summary = W.HTML()
+    summary, quiet = W.HTML(), {"on": False}
 
     def scenario_now(**extra) -> Scenario:
         c = controls
@@ -162,22 +109,23 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
 
     run = task_run()
     figures = {"curves": go.FigureWidget(curves_fig()), "steps": go.FigureWidget(step_area(run.steps))}
-    summary.value = _run_summary(run)
+    _show_task(figures["steps"], summary, run)
 
     def on_task() -> None:
-        r = task_run()
-        _update_steps(figures["steps"], r.steps)
-        summary.value = _run_summary(r)
+        _show_task(figures["steps"], summary, task_run())
         v = controls["visible"].value
         with figures["curves"].batch_update():
             figures["curves"].update_shapes(x0=v, x1=v)
 
     def on_scenario() -> None:
-        refresh(figures["curves"], curves_fig())
-        on_task()
+        if not quiet["on"]:  # not while the caching labels follow a new model
+            refresh(figures["curves"], curves_fig())
+            on_task()
 
     _observe(controls, ("visible", "strategy"), on_task)
-    _observe(controls, ("model", "steps", "caching"), on_scenario)
+    _observe(controls, ("steps", "caching"), on_scenario)
+    # "auto" caching means something else for another provider: its label says what
+    _observe(controls, ("model",), lambda: _caching_follows(controls, _prices(sc), quiet, then=on_scenario))
     box = _box(controls, figures, [W.HBox([controls["visible"], controls["strategy"]]),
                                     W.HBox([controls["model"], controls["steps"], controls["caching"]]),
                                     summary, figures["steps"], figures["curves"]])
@@ -185,28 +133,61 @@ def catalog_explorer(reg, scenario=None, *, strategies=None, models=None):
     return box
 
 
+def _show_task(widget, summary, run) -> None:
+    """A task's run in the explorer: its per-request chart (the request axis says what wrong calls add)
+    and its summary line."""
+    update_steps(widget, run.steps)
+    widget.layout.xaxis2.title.text = C.request_axis(run.summary, searches=_searches(run.scenario))
+    summary.value = C.text(_run_summary(run))
+
+
+def _caching_follows(controls: dict, prices, quiet: dict, *, then) -> None:
+    """Relabel the caching choices for the model now chosen, keeping the chosen mode (`quiet` is on
+    meanwhile, so the caching observer does not redraw), then call `then`."""
+    from ..core.choices import CACHING
+
+    dropdown, mode = controls["caching"], controls["caching"].value
+    provider = getattr(prices.get(controls["model"].value), "provider", "")
+    quiet["on"] = True
+    try:
+        dropdown.options = C.caching_options(provider, CACHING, mode)
+        dropdown.value = mode  # setting options picks the first one
+    finally:
+        quiet["on"] = False
+    then()
+
+
+def _prices(sc) -> dict:
+    from ..providers.prices import load_prices
+
+    return load_prices(sc.price_file, overrides=sc.prices)
+
+
+def _searches(sc) -> int:
+    return int(sc.searches) if sc.strategy == "tool_search" else 0
+
+
 def _catalog_controls(sc, n: int, strategies: list[str], models) -> dict:
     """The catalog explorer's controls, set to the scenario's values."""
     import ipywidgets as W
 
     from ..core.choices import CACHING
-    from ..providers.prices import load_prices
 
-    # The models of providers toolsurvey has rules for (LiteLLM's file prices thousands more).
-    known = sorted(m for m, p in load_prices(sc.price_file, overrides=sc.prices).items()
-                   if p.provider in ("anthropic", "openai", "google"))
-    models = list(models or dict.fromkeys([sc.model, *known]))
+    prices = _prices(sc)
+    options = [(m, m) for m in dict.fromkeys([sc.model, *models])] if models else C.model_options(sc.model, prices)
+    provider = getattr(prices.get(sc.model), "provider", "")
     return {
         "visible": W.IntSlider(value=min(n, sc.visible or 12), min=1, max=n, description="visible tools",
-                               continuous_update=False, style={"description_width": "initial"}),
+                               continuous_update=False, style=C.LABEL),
         "strategy": W.Dropdown(options=strategies, value=sc.strategy if sc.strategy in strategies else strategies[0],
-                               description="strategy"),
-        "model": W.Dropdown(options=models, value=sc.model, description="model"),
+                               description="strategy", style=C.LABEL),
+        "model": W.Dropdown(options=options, value=sc.model, description="model", style=C.LABEL,
+                            layout={"width": "max-content"}),
         "steps": W.IntSlider(value=round(sc.steps.expected()), min=1, max=40, description="steps",
-                             continuous_update=False),
+                             continuous_update=False, style=C.LABEL),
         # "explicit" (a stored cache) exists only for some providers: offered when the scenario uses it
-        "caching": W.Dropdown(options=[c for c in CACHING if c != "explicit" or sc.caching == c],
-                              value=sc.caching, description="caching"),
+        "caching": W.Dropdown(options=C.caching_options(provider, CACHING, sc.caching), value=sc.caching,
+                              description="caching", style=C.LABEL, layout={"width": "max-content"}),
     }
 
 
@@ -264,9 +245,9 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
 
     _observe(controls, ("target",), on_target)
     _observe(controls, ("visible", "accuracy", "wrong_call_steps", "effect"), on_assumption)
-    note = W.HTML("Both effects are assumptions: the catalog-size curve (wrong calls and success against "
+    note = W.HTML(C.text("Both effects are assumptions: the catalog-size curve (wrong calls and success against "
                   "visible tools) and the description effect, anchored on one measured rewrite (16% to 7% "
-                  "wrong calls); beyond 150 tokens nothing was measured, so longer descriptions only cost.")
+                  "wrong calls); beyond 150 tokens nothing was measured, so longer descriptions only cost."))
     box = _box(controls, figures, [controls["target"], W.HBox([controls["visible"], controls["wrong_call_steps"]]),
                                     controls["accuracy"], controls["effect"], note, figures["lengths"],
                                     figures["tradeoff"]])
@@ -281,16 +262,14 @@ def _description_controls(sc, n: int, band, lengths: list[int], target) -> dict:
     return {
         "target": W.IntSlider(value=int(band[1] if target is None else target), min=min(lengths), max=max(lengths), step=5,
                               description="target description tokens", continuous_update=False,
-                              style={"description_width": "initial"}, layout={"width": "420px"}),
+                              style=C.LABEL, layout={"width": "420px"}),
         "visible": W.IntSlider(value=min(n, sc.visible or n), min=1, max=n, description="visible tools",
-                               continuous_update=False, style={"description_width": "initial"}),
-        "accuracy": W.Checkbox(value=sc.accuracy, description="accuracy effect of catalog size (Interview Reference curve)",
-                               indent=False, layout={"width": "480px"}),
+                               continuous_update=False, style=C.LABEL),
+        "accuracy": C.check("accuracy effect of catalog size (Interview Reference curve)", sc.accuracy),
         "wrong_call_steps": W.IntSlider(value=sc.wrong_call_steps, min=0, max=5, description="steps per wrong call",
-                                        continuous_update=False, style={"description_width": "initial"}),
-        "effect": W.Checkbox(value=True, description="description effect: fuller descriptions, fewer wrong calls "
-                             "(Interview Reference rewrite, assumptions/description_effect.toml)", indent=False,
-                             layout={"width": "640px"}),
+                                        continuous_update=False, style=C.LABEL),
+        "effect": C.check("description effect: fuller descriptions, fewer wrong calls (Interview Reference "
+                          "rewrite, assumptions/description_effect.toml)"),
     }
 
 
@@ -318,11 +297,11 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     def trimmed():
         """The recipe the controls say, applied: (recipe, tokens after, steps); the summary line follows."""
         kept = [f for f, box in controls["fields"].items() if box.value]
-        r = {"keep": kept if len(kept) < len(fields) else None, "truncate": controls["truncate"].value,
-             "max_items": controls["max_items"].value, "serialize": controls["serialize"].value}
+        r = {"keep": kept if len(kept) < len(fields) else None, "truncate": C.chosen(controls["truncate"].value),
+             "max_items": C.chosen(controls["max_items"].value), "serialize": controls["serialize"].value}
         after, steps, warnings = trim_many(picked, encoding=encoding, **r)
-        summary.value = (f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
-                         f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
+        summary.value = C.text(f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
+                               f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
         return r, after, steps
 
     r, after, steps = trimmed()
@@ -342,8 +321,8 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
         box.observe(lambda _c: on_change(), names="value")
     _observe(controls, ("truncate", "max_items", "serialize"), on_change)
     checks = W.GridBox(list(controls["fields"].values()),
-                       layout=W.Layout(grid_template_columns="repeat(4, 230px)"))
-    box = _box(controls, figures, [W.HTML("<b>keep fields</b> (untick to drop)"), checks,
+                       layout=W.Layout(grid_template_columns="repeat(auto-fill, minmax(14em, 1fr))", width="100%"))
+    box = _box(controls, figures, [W.HTML(C.text("<b>keep fields</b> (untick to drop)")), checks,
                                     W.HBox([controls["truncate"], controls["max_items"], controls["serialize"]]),
                                     summary, figures["fields"], figures["results"], figures["steps"]])
     box.update = on_change
@@ -370,14 +349,15 @@ def _one_tools_results(sources, tool: str | None, cap: int, encoding: str | None
 
 
 def _response_controls(fields: list[str]) -> dict[str, Any]:
-    """A checkbox per field (all ticked), and the truncation, list cap and serialization choices."""
+    """A checkbox per field (all ticked), and the truncation, list cap and serialization choices, each "off"
+    or the default to start."""
     import ipywidgets as W
 
     from ..core.choices import SERIALIZATIONS
 
     return {
-        "fields": {f: W.Checkbox(value=True, description=f, indent=False, layout={"width": "220px"}) for f in fields},
-        "truncate": W.Dropdown(options=TRUNCATE_CHOICES, value=None, description="truncate strings"),
-        "max_items": W.Dropdown(options=LIST_CAP_CHOICES, value=None, description="list cap"),
-        "serialize": W.Dropdown(options=list(SERIALIZATIONS), value="json", description="serialize"),
+        "fields": {f: C.check(f) for f in fields},
+        "truncate": W.Dropdown(options=C.TRUNCATE_CHOICES, value=C.OFF, description="truncate strings", style=C.LABEL),
+        "max_items": W.Dropdown(options=C.LIST_CAP_CHOICES, value=C.OFF, description="list cap", style=C.LABEL),
+        "serialize": W.Dropdown(options=list(SERIALIZATIONS), value="json", description="serialize", style=C.LABEL),
     }

@@ -208,6 +208,18 @@ def bundled_prices() -> dict[str, Price]:
     return dict(_default_prices(_cache_stamp()))
 
 
+def tool_calling_models() -> dict[str, str]:
+    """The models of LiteLLM's price file an agent can run on, name -> provider: `mode` "chat" with
+    `supports_function_calling`, less speech models (`supports_audio_output`, or a "-tts" name),
+    fine-tune templates ("ft:") and a "provider/" name where the model is also listed without it."""
+    doc, providers = _default_sources(_cache_stamp())[0], provider_map()
+    rows = {n: r for n, r in doc.items()
+            if isinstance(r, dict) and r.get("mode") == "chat" and r.get("supports_function_calling") is True
+            and not r.get("supports_audio_output") and not n.endswith("-tts") and not n.startswith("ft:")}
+    return {n: providers.get(str(r.get("litellm_provider", "")), str(r.get("litellm_provider", "")))
+            for n, r in rows.items() if "/" not in n or n.split("/", 1)[1] not in rows}
+
+
 class LazyPrices(Mapping):
     """The default price table, each row built when first asked for: `bundled_prices()` builds all
     3,000-odd rows (about 80 ms), a trace of a few models needs a few."""

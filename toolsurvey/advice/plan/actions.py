@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...core.caveats import Assumptions, Warnings
 from ...core.registry import Registry
 from ...core.viewable import Viewable
 
@@ -41,8 +42,8 @@ class Plan(Viewable):
     runs: dict[str, Any]        # stage name -> simulation Run (before, delete, merge, trim, after)
     table: pd.DataFrame         # the “Tool registry design” chapter's before/after table
     stages: pd.DataFrame        # one row per stage: the simulated figures after each group of actions
-    assumptions: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
+    assumptions: Assumptions    # a dict that shows as a short table; .to_dict() for a plain copy
+    warnings: Warnings = field(default_factory=Warnings)  # a list that shows as one
 
     def actions_table(self) -> pd.DataFrame:
         """One row per action (kind, target, tools, detail, tokens saved per request and per task)."""

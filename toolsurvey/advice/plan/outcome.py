@@ -7,6 +7,7 @@ from typing import Any
 
 import pandas as pd
 
+from ...core.caveats import Assumptions, Warnings
 from ...core.registry import Registry
 from .actions import Action, Plan
 from .state import PlanState
@@ -24,8 +25,8 @@ def finish(st: PlanState) -> Plan:
         assumptions["servers owned"] = sorted(st.own)
     assumptions["merges"] = ("among the servers owned: " + ", ".join(sorted(st.own)) if st.own else
                              "within one server only (name the servers you own to merge across them)")
-    return Plan(st.actions, st.reg, st.current, st.base, st.scenario, st.runs, table, stages, assumptions,
-                list(dict.fromkeys(st.warnings)))
+    return Plan(st.actions, st.reg, st.current, st.base, st.scenario, st.runs, table, stages,
+                Assumptions(assumptions), Warnings(dict.fromkeys(st.warnings)))
 
 
 def _per_task(actions: list[Action], runs: dict) -> None:

@@ -22,9 +22,9 @@ from .steps import (
     parse_paths,
     path_trie,
     remove_empty,
-    truncate_strings,
     unmatched_paths,
 )
+from .truncation import truncate_strings
 
 MAX_DEPTH = 200  # the strategies recurse; deeper payloads are measured but not trimmed
 
@@ -62,6 +62,14 @@ def _summary(counts: Counter, limit: int = 8) -> str:
     if len(counts) > limit:
         items.append(f"… {len(counts) - limit} more paths")
     return ", ".join(items)
+
+
+def _truncated(cut: Counter, whole: Counter) -> str:
+    """What truncation cut, and the strings over the limit it kept whole (no cut of them saves tokens)."""
+    kept = f"{sum(whole.values()):,} string(s) over the limit kept whole: no cut saves tokens net of its marker"
+    if not cut:
+        return "nothing cut" + (f"; {kept}" if whole else "")
+    return _summary(cut) + (f"; {kept}" if whole else "")
 
 
 @lru_cache(maxsize=64)
@@ -104,6 +112,13 @@ class _Run:
         """A step's record: the tokens of `text` (plus the images kept as they are) and what it saved."""
         n = self.count(text) + self.payload.image_tokens
         self.steps.append({"step": name, "tokens": n, "saved": self.steps[-1]["tokens"] - n, "dropped": dropped})
+
+    def compact(self) -> None:
+        """Record the result as compact JSON when it came otherwise (e.g. pretty-printed), so that
+        saving is not counted as the next step's."""
+        text = _jsontree.compact(self.value)
+        if self.count(text) + self.payload.image_tokens != self.steps[-1]["tokens"]:
+            self.record("compact JSON", text, "re-serialized without spaces")
 
     def step(self, name: str, new: Any, dropped: str) -> None:
         self.value = new
@@ -174,7 +189,8 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
          max_items: int | None = None, serialize: str = "json", encoding: str | None = None) -> Trimmed:
     """Apply the chosen strategies in order (keep, drop, drop empties, cap lists, truncate, serialize),
     counting tokens after each. `payload` is a Payload, a JSON value, or text. Steps measure compact
-    JSON except the first (the result as received) and the last serialization.
+    JSON except the first (the result as received) and the last serialization; a JSON result that
+    did not come compact gets a "compact JSON" step first, so each step shows only its own saving.
     Raises InputError for bad options or a payload nested deeper than MAX_DEPTH with JSON strategies.
     """
     encoding = encoding or DEFAULT_ENCODING
@@ -183,11 +199,12 @@ def trim(payload: Any, *, keep: str | list[str] | None = None, drop: str | list[
     run = _start(payload, encoding, structural, structural or truncate is not None or serialize != "json")
     if run.payload.image_tokens and (structural or truncate is not None):
         run.warnings.append(f"{run.source}: {run.payload.image_tokens} image tokens kept as they are")
-    if run.payload.is_json:
+    if run.payload.is_json and (structural or truncate is not None):
+        run.compact()
         _structural_steps(run, keep, drop, drop_empty, max_items)
     if truncate is not None:
-        new, cut = truncate_strings(run.value, truncate, truncate_unit, encoding)
-        run.step(f"truncate {truncate} {truncate_unit}", new, _summary(cut))
+        new, cut, whole = truncate_strings(run.value, truncate, truncate_unit, encoding, json_text=run.payload.is_json)
+        run.step(f"truncate {truncate} {truncate_unit}", new, _truncated(cut, whole))
     return _finish(run, serialize)
 
 
@@ -210,14 +227,38 @@ def trim_many(payloads: list[Payload], encoding: str | None = None, **options: A
             warnings.append(f"not trimmed: {e}")
             continue
         after.append(t.tokens_after)
-        for i, s in enumerate(t.steps):
-            tot = totals.setdefault((i, s["step"]), {"step": s["step"], "tokens": 0, "saved": 0})
-            tot["tokens"] += s["tokens"]
-            tot["saved"] += s["saved"]
+        _add_steps(totals, t.steps)
         for kind, missing in t.unmatched.items():
             never[kind] &= set(missing)
         warnings += [w for w in t.warnings if "matched nothing" not in w]
     for kind, paths in never.items():
         if paths:
             warnings.append(f"{kind} path(s) matched nothing in any result: {', '.join(sorted(paths))}")
-    return after, list(totals.values()), warnings
+    return after, _running(totals), warnings
+
+
+def _add_steps(totals: dict[str, dict], steps: list[dict]) -> None:
+    """Add one result's step records to the totals, by step name (a step only some results take, such
+    as "compact JSON", goes where those results take it)."""
+    names, previous = list(totals), None
+    for s in steps:
+        if s["step"] not in totals:
+            at = names.index(previous) + 1 if previous is not None else 0
+            names.insert(at, s["step"])
+            totals[s["step"]] = {"step": s["step"], "tokens": 0, "saved": 0}
+        totals[s["step"]]["saved"] += s["saved"]
+        if s is steps[0]:
+            totals[s["step"]]["tokens"] += s["tokens"]
+        previous = s["step"]
+    ordered = {n: totals.pop(n) for n in names}
+    totals.update(ordered)
+
+
+def _running(totals: dict[str, dict]) -> list[dict]:
+    """The summed steps with each step's tokens as the total after it (what the first step counted,
+    less every saving so far), so that the rows read as one recipe applied to all results."""
+    rows, tokens = [], 0
+    for i, s in enumerate(totals.values()):
+        tokens = s["tokens"] if i == 0 else tokens - s["saved"]
+        rows.append({**s, "tokens": tokens})
+    return rows

@@ -1,4 +1,5 @@
-"""The trimming steps on JSON values: keep or drop paths, drop empties, truncate strings, cap lists.
+"""The trimming steps on JSON values: keep or drop paths, drop empties, cap lists (truncating strings,
+which must price each cut, is `truncation`).
 
 Each returns the new value and what it removed, per path.
 """
@@ -9,7 +10,6 @@ from collections import Counter
 from typing import Any
 
 from ...core import jsontree as _jsontree
-from ...core.tokens import DEFAULT_ENCODING, get_encoding
 from ...errors import InputError
 
 _EMPTY = (None, "", [], {})
@@ -118,38 +118,6 @@ def remove_empty(value: Any) -> tuple[Any, Counter]:
         return out
 
     return walk(value, ""), dropped
-
-
-def truncate_strings(value: Any, limit: int, unit: str = "chars", encoding: str = DEFAULT_ENCODING
-                     ) -> tuple[Any, Counter]:
-    """Strings longer than `limit` chars (or tokens) cut with a marker of how much was cut; keys kept.
-    Returns (value, truncated path -> count). Raises InputError for a bad limit or unit."""
-    check_truncate(limit, unit)
-    enc = get_encoding(encoding)
-    cut = Counter()
-
-    def short(s: str, path: str) -> str:
-        if isinstance(s, Omitted) or len(s) <= limit or unit == "tokens" and len(s.encode()) <= limit:
-            return s  # (a token is at least one byte, so a string has no more tokens than bytes)
-        if unit == "chars":
-            cut[path] += 1
-            return f"{s[:limit]}…[+{len(s) - limit} chars]"
-        ids = enc.encode_ordinary(s)
-        if len(ids) <= limit:
-            return s
-        cut[path] += 1
-        return f"{enc.decode(ids[:limit])}…[+{len(ids) - limit} tokens]"
-
-    def walk(v, path):
-        if isinstance(v, str):
-            return short(v, path or "(text)")
-        if isinstance(v, list):
-            return [walk(x, path + "[]") for x in v]
-        if isinstance(v, dict):
-            return {k: walk(x, f"{path}.{k}" if path else k) for k, x in v.items()}
-        return v
-
-    return walk(value, ""), cut
 
 
 def cap_lists(value: Any, max_items: int) -> tuple[Any, Counter]:

@@ -96,14 +96,15 @@ def catalog_size(grid: pd.DataFrame, *, x: str = "visible", color: str = "strate
 
 def cost_heatmap(grid: pd.DataFrame, *, x: str = "visible", y: str = "steps",
                  z: str = "cost_per_completed_task", title: str | None = None) -> go.Figure:
-    """Heatmap of `z` (default cost per completed task, USD) over steps × visible tools."""
+    """Heatmap of `z` (default cost per completed task, USD) over steps × visible tools. The columns are
+    the swept values, one cell each, so the axis ends at the largest (the registry's size), not past it."""
     pivot = grid.pivot_table(index=y, columns=x, values=z, aggfunc="mean").sort_index().sort_index(axis=1)
     fig = go.Figure(go.Heatmap(
-        x=pivot.columns, y=pivot.index, z=pivot.to_numpy(), colorscale="Viridis",
+        x=list(pivot.columns), y=pivot.index, z=pivot.to_numpy(), colorscale="Viridis",
         colorbar_title="USD" if "cost" in z else z,
         hovertemplate=f"{y} %{{y}}, {x} %{{x}}: %{{z:.4f}}<extra>{z}</extra>"))
     fig.update_layout(title=title or "Cost per completed task (USD) by steps per task and visible tools",
-                      xaxis_title="visible tools", yaxis_title="requests per task (steps)")
+                      xaxis_title="visible tools", yaxis_title="requests per task (steps)", xaxis_type="category")
     return fig
 
 

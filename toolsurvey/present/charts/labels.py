@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import html
+from pathlib import PurePath
 from typing import Any
 
 import pandas as pd
 
 LABEL_CHARS = 80  # a longer name is cut in a chart's axis or tile label; its hover text keeps it whole
+CHART_HEIGHT = 450  # px: a chart whose axis labels could take room keeps at least this plot height
+SHORT_CHARS = 28  # a category label (a result's file, a step) on an axis of many
 
 
 def safe_text(values, limit: int | None = None) -> list[str]:
@@ -30,3 +33,13 @@ def short_ticks(fig: Any, axis: str, labels: list[str]) -> None:
 def tool_label(table: pd.DataFrame) -> pd.Series:
     """`server/tool` for every row, the label the charts show for a tool."""
     return table["server"].astype(str) + "/" + table["tool"].astype(str)
+
+
+def short_names(values: list[str]) -> list[str]:
+    """Labels short enough for an axis of many: a path's file name (with its folder where two share a
+    name), cut to SHORT_CHARS characters; the same labels stay distinct."""
+    names = [PurePath(v).stem if ("/" in v or "\\" in v) else v for v in values]
+    if len(set(names)) < len(set(values)):
+        names = ["/".join(PurePath(v).parts[-2:]) for v in values]
+    cut = [n if len(n) <= SHORT_CHARS else n[:SHORT_CHARS - 1] + "…" for n in names]
+    return cut if len(set(cut)) == len(set(values)) else [f"{i + 1}. {c}" for i, c in enumerate(cut)]

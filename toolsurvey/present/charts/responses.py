@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from .labels import safe_text, short_ticks, tool_label
+from .labels import CHART_HEIGHT, safe_text, short_names, short_ticks, tool_label
+
+STEP_CHARS = 24  # a longer step name ("keep a,b,c,...") shows as "keep 6 fields" on the axis
 
 
 def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
@@ -31,19 +33,22 @@ def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None
 
 def trim_before_after(before, after, *, labels=None, cap: float | None = 25_000,
                       title: str | None = None) -> go.Figure:
-    """Tokens of each result before and after a trimming recipe, against a cap line."""
+    """Tokens of each result before and after a trimming recipe, against a cap line. `labels` (e.g.
+    file paths) show short on the axis (a file's name) and whole in the hover text."""
     before, after = list(before), list(after)
-    labels = safe_text(labels if labels is not None else range(1, len(before) + 1))
+    full = [str(x) for x in (labels if labels is not None else range(1, len(before) + 1))]
+    short, whole = safe_text(short_names(full)), safe_text(full)
     fig = go.Figure([
-        go.Bar(x=labels, y=before, name="as received", marker_color="#8c8c8c",
-               hovertemplate="%{x}: %{y:,} tokens<extra>as received</extra>"),
-        go.Bar(x=labels, y=after, name="trimmed", marker_color="#00cc96",
-               hovertemplate="%{x}: %{y:,} tokens<extra>trimmed</extra>"),
+        go.Bar(x=short, y=before, name="as received", marker_color="#8c8c8c", customdata=whole,
+               hovertemplate="%{customdata}: %{y:,} tokens<extra>as received</extra>"),
+        go.Bar(x=short, y=after, name="trimmed", marker_color="#00cc96", customdata=whole,
+               hovertemplate="%{customdata}: %{y:,} tokens<extra>trimmed</extra>"),
     ])
     if cap is not None:
         fig.add_hline(y=cap, line_dash="dash", line_color="red", annotation_text=f"cap {cap:,.0f} tokens")
-    fig.update_layout(title=title or trim_title(before, after),
+    fig.update_layout(title=title or trim_title(before, after), height=CHART_HEIGHT,
                       barmode="group", xaxis_title="result", yaxis_title="tokens per result")
+    fig.update_xaxes(automargin=True, tickangle=0 if len(short) <= 8 else -30)
     return fig
 
 
@@ -54,15 +59,33 @@ def trim_title(before, after) -> str:
     return f"Results before and after trimming: {total_b:,} → {total_a:,} tokens{ratio}"
 
 
+def step_label(step: str) -> str:
+    """A trimming step's short name for an axis: "keep 6 fields" for "keep number,title,...";
+    names of at most STEP_CHARS characters as they are."""
+    for verb in ("keep ", "drop "):
+        if step.startswith(verb) and step != "drop empty" and len(step) > STEP_CHARS:
+            n = len(step[len(verb):].split(","))
+            return f"{verb}{n} field{'s' * (n != 1)}"
+    return step if len(step) <= STEP_CHARS else step[:STEP_CHARS - 1] + "…"
+
+
 def trim_steps(steps, *, title: str | None = None) -> go.Figure:
-    """Waterfall of a trimming recipe: tokens as received, then what each step saved."""
+    """Waterfall of a trimming recipe: tokens as received, then what each step saved, each bar
+    labelled with its saving ("saves nothing" where a step changed nothing); the full step names in
+    the hover text."""
     steps = list(steps)
+    names = [s["step"] for s in steps]
+    said = [f"{steps[0]['tokens']:,} tokens"] + [
+        "saves nothing" if s["saved"] == 0 else f"{-s['saved']:+,}" for s in steps[1:]] + [f"{steps[-1]['tokens']:,}"]
     fig = go.Figure(go.Waterfall(
-        x=safe_text(s["step"] for s in steps) + ["after"],
+        x=safe_text(step_label(n) for n in names) + ["after"],
         y=[steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
         measure=["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
-        hovertemplate="%{x}: %{y:,} tokens<extra></extra>"))
-    fig.update_layout(title=title or "What each trimming step saves", xaxis_title="step", yaxis_title="tokens")
+        text=said, textposition="outside", customdata=safe_text(names + ["after every step"]),
+        hovertemplate="%{customdata}: %{text}<extra></extra>"))
+    fig.update_layout(title=title or "What each trimming step saves", xaxis_title="step", yaxis_title="tokens",
+                      height=CHART_HEIGHT, yaxis_rangemode="tozero")
+    fig.update_xaxes(automargin=True, tickangle=0)
     return fig
 
 
