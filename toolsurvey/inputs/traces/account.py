@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ...core.jsonlines import Skips
-from .collector import AT, PROGRESS, USAGE_FIELDS, Collector
+from .collector import AT, PROGRESS, USAGE_FIELDS, Collector, line_numbers
 
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 _WHOLE_FILE = ("corrupt gzip", "read error")  # the rest of a file: no byte count
@@ -138,7 +138,7 @@ def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
     """The Account of a resolved Collector whose request rows are `rows`, billed `costs`."""
     a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), list(c.naive_times),
                 usage_lines=c.usage_lines, requests=len(rows))
-    src, rid, lines, file = AT["source"], AT["request_id"], AT["lines"], AT["file"]
+    src, rid, file = AT["source"], AT["request_id"], AT["file"]
     total = sum(_tokens(r) for r in rows)
     a.rules.append(Rule("streamed lines", 0, c.line_tokens - total, math.nan,
                         f"deduplicated: {c.usage_lines:,} line(s) with usage -> {len(rows):,} request(s): lines sharing "
@@ -164,7 +164,7 @@ def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
                             f"copied session) counted once; counting again would add {_added(rows, rep, costs)}"))
     joined = {(s.file, s.line) for s in c.skips.joined}
     if joined:
-        j = [i for i, r in enumerate(rows) if all((r[file], n) in joined for n in r[lines])]
+        j = [i for i, r in enumerate(rows) if all((r[file], n) in joined for n in line_numbers(r))]
         t, m = sum(_tokens(rows[i]) for i in j), math.fsum(costs[i] for i in j)
         a.rules.append(Rule("several objects on a line", len(j), t, m,
                             f"joined lines: +{plural(len(j), 'request')} ({_added(rows, j, costs)}) read from "

@@ -28,12 +28,29 @@ REQUEST_FIELDS = ("session", "subagent", "agent", "timestamp", "model", "tool_de
 CALL_FIELDS = ("session", "subagent", "agent", "timestamp", "tool", "server", "arguments")
 AT = {f: i for i, f in enumerate(REQUEST_FIELDS)}
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
-_TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens]
+_TEXT, _ERROR, _TOKENS = 0, 1, 2  # a result: [text, is_error, tokens] (a shared tuple once its text is dropped)
 FILE, PROGRESS = "file", "progress"  # where a request's usage was read
 _ZONED = re.compile(r"(Z|z|[+-]\d\d(:?\d\d)?)$")  # an ISO time that says its zone
 
 
-_FILE, _LINES, _MODEL = AT["file"], AT["lines"], AT["model"]
+_FILE, _LINE, _LINES, _MODEL = AT["file"], AT["line"], AT["lines"], AT["model"]
+
+
+def line_numbers(row: list) -> range | list[int]:
+    """The lines a request row was read from: its `lines` field is a count of lines from `line` on
+    while they follow each other (a list takes ~100 bytes a request), else the list of them."""
+    lines = row[_LINES]
+    return range(row[_LINE], row[_LINE] + lines) if lines.__class__ is int else lines
+
+
+def _add_line(row: list, line: int) -> None:
+    lines = row[_LINES]
+    if lines.__class__ is int:
+        if line == row[_LINE] + lines:
+            row[_LINES] = lines + 1
+            return
+        row[_LINES] = lines = list(range(row[_LINE], row[_LINE] + lines))
+    lines.append(line)
 
 
 def _intern(v: Any) -> Any:
@@ -52,7 +69,7 @@ class Collector:
     requests: dict[str, list] = field(default_factory=dict)
     progress: dict[str, list] = field(default_factory=dict)   # requests seen in progress lines only, so far
     calls: dict[str, tuple | str] = field(default_factory=dict)
-    results: dict[str, list] = field(default_factory=dict)
+    results: dict[str, list | tuple] = field(default_factory=dict)
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
     line_tokens: int = 0          # their usage summed line by line (what counting every line would give)
@@ -81,13 +98,13 @@ class Collector:
         if old is None:
             session, subagent, agent, project = where
             book[key] = [session, subagent, agent, timestamp, sys.intern(model), definitions, *usage, key, file, line,
-                         [line], source, project]
+                         1, source, project]
             return
         if old[_FILE] != file:
             if source == FILE:
                 self._seen_elsewhere(key, file, line, old)
             return  # progress lines repeated in a resumed session's file: the same request
-        old[_LINES].append(line)
+        _add_line(old, line)
         for i, v in zip(_USAGE_AT, usage, strict=True):
             if v > old[i]:
                 old[i] = v
@@ -144,11 +161,13 @@ class Collector:
 
     def count_tokens(self, encoding: str, keep_text: bool = True) -> None:
         """Count result and tool-definition tokens now (in batches); drop the texts unless `keep_text`."""
-        todo = [r for r in self.results.values() if r[_TOKENS] is None]
-        for r, n in zip(todo, count_chunked((r[_TEXT] for r in todo), encoding), strict=True):
-            r[_TOKENS] = n
-            if not keep_text:
-                r[_TEXT] = None
+        todo = [(k, r) for k, r in self.results.items() if r[_TOKENS] is None]
+        shared: dict[tuple, tuple] = {}  # without the texts, most results are alike: one tuple for each kind
+        for (k, r), n in zip(todo, count_chunked((r[_TEXT] for _, r in todo), encoding), strict=True):
+            if keep_text:
+                r[_TOKENS] = n
+            else:
+                self.results[k] = shared.setdefault((r[_ERROR], n), (None, r[_ERROR], n))
         at = AT["tool_definition_tokens"]
         reqs = [r for r in self.requests.values() if isinstance(r[at], str)]
         for r, n in zip(reqs, count_chunked((r[at] for r in reqs), encoding), strict=True):
@@ -180,7 +199,7 @@ class Collector:
             if old is None:
                 self.requests[key] = row
             else:  # only across files: one file is read by one partition
-                for line in row[AT["lines"]]:
+                for line in line_numbers(row):
                     self._seen_elsewhere(key, row[AT["file"]], line, old)
         for key, row in other.progress.items():
             self.progress.setdefault(key, row)

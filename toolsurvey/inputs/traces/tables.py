@@ -99,7 +99,7 @@ def build(c: Collector, *, prices=None, encoding: str = DEFAULT_ENCODING, source
     acc = account(c, rows, costs)
     req = _columns(rows, REQUEST_FIELDS)
     req["cost"] = pd.Series(costs, index=req.index, dtype=float)
-    req["lines"] = req["lines"].map(len)
+    req["lines"] = [n if n.__class__ is int else len(n) for n in req["lines"]]
     req["timestamp"] = _time(req["timestamp"])
     req["cache_write"] = req["cache_write_5m"] + req["cache_write_1h"]
     for f in (*USAGE_FIELDS, "cache_write"):
@@ -126,9 +126,20 @@ def _events(c: Collector) -> pd.DataFrame:
 
 def _columns(rows: list, names) -> pd.DataFrame:
     """A DataFrame built column by column (no 2-D object array of every row at once), emptying `rows`."""
-    cols = {n: pd.Series([r[i] for r in rows], dtype=object if rows else None) for i, n in enumerate(names)}
-    rows.clear()
-    return pd.DataFrame(cols).infer_objects()
+    columns = list(zip(*rows, strict=True)) or [() for _ in names]
+    rows.clear()  # the values are held by `columns` now: the rows go before the columns are built
+    return _frame(columns, names)
+
+
+def _frame(columns: list[tuple], names) -> pd.DataFrame:
+    """A DataFrame of `columns` (tuples, one per name), each typed as it is built, emptying `columns`."""
+    columns.reverse()
+    cols = {}
+    for n in names:
+        col = columns.pop()
+        cols[n] = pd.Series(col, dtype=object if col else None).infer_objects()
+        del col
+    return pd.DataFrame(cols)
 
 
 def _time(col: pd.Series) -> pd.Series:
@@ -143,11 +154,15 @@ def _time(col: pd.Series) -> pd.Series:
 
 
 def _calls(c: Collector, encoding: str) -> pd.DataFrame:
-    none = [None, False, math.nan]
-    rows = [(*call, call_id, *c.results.get(call_id, none)) for call_id, call in c.calls.items()]
+    none = (None, False, math.nan)
+    ids = tuple(c.calls)
+    # Columns straight from the dicts (no row of every call at once besides them).
+    columns = list(zip(*c.calls.values(), strict=True)) or [() for _ in CALL_FIELDS]
     c.calls.clear()
-    c.results.clear()
-    df = _columns(rows, (*CALL_FIELDS, "call_id", "result", "error", "result_tokens"))
+    results = c.results
+    columns += [ids, *(zip(*(results.get(k, none) for k in ids), strict=True) if ids else [(), (), ()])]
+    results.clear()
+    df = _frame(columns, (*CALL_FIELDS, "call_id", "result", "error", "result_tokens"))
     df["result_tokens"] = df["result_tokens"].astype(float)
     df["timestamp"] = _time(df["timestamp"])
     df["arguments_bytes"] = [len(a.encode("utf-8", "replace")) for a in df["arguments"]]
