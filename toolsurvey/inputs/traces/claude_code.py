@@ -54,39 +54,41 @@ def claude_records(path: str, records, c: Collector) -> None:
     project = project_of(p)
     path = sys.intern(path)
     seen: dict[tuple, tuple] = {}  # (sessionId, isSidechain, agentId, cwd) -> where: most lines share one
+    lean = c.lean
     for n, rec in records:
         if rec.__class__ is not dict:
             c.skips.add(path, n, f"expected a JSON object, found {type(rec).__name__}", "not an object")
             continue
-        kind = rec.get("type")
-        if kind in ("user", "system") and not c.lean:
-            msg = rec.get("message")
-            c.event(claude_event(rec, msg if msg.__class__ is dict else {}, str(rec.get("sessionId") or file_session),
-                                 str(rec.get("agentId") or file_agent)))
-        if kind == "assistant":
-            msg = rec.get("message")
-            ident = (rec.get("sessionId"), rec.get("isSidechain") is True, rec.get("agentId"), rec.get("cwd"))
+        g = rec.get
+        kind = g("type")
+        if kind == "assistant":  # the usual line (the only one a lean read parses, but for progress)
+            ident = (g("sessionId"), g("isSidechain") is True, g("agentId"), g("cwd"))
             try:
                 at = seen.get(ident)
             except TypeError:  # an id that is not text (a broken line): no caching
                 at, ident = None, None
             if at is None:
-                sid, side, agent, cwd = ident or (rec.get("sessionId"), rec.get("isSidechain") is True,
-                                                  rec.get("agentId"), rec.get("cwd"))
+                sid, side, agent, cwd = ident or (g("sessionId"), g("isSidechain") is True, g("agentId"), g("cwd"))
                 at = where(str(sid or file_session), bool(subagent_file or side), str(agent or file_agent),
                            project or str(cwd or ""))
                 if ident is not None:
                     seen[ident] = at
+            msg = g("message")
             _assistant(path, n, rec, msg if msg.__class__ is dict else {}, at, c)
-        elif kind == "user":
-            if not c.lean:
-                _results(rec.get("message"), c)
+            continue
+        if kind in ("user", "system") and not lean:
+            msg = g("message")
+            c.event(claude_event(rec, msg if msg.__class__ is dict else {}, str(g("sessionId") or file_session),
+                                 str(g("agentId") or file_agent)))
+        if kind == "user":
+            if not lean:
+                _results(g("message"), c)
         elif kind == "progress":
             _progress(path, n, rec, file_session, project, c)
         elif kind in CLAUDE_OTHER:
             c.other_lines += 1
         else:
-            msg = rec.get("message")
+            msg = g("message")
             c.unknown(str(kind), path, n, msg.__class__ is dict and "usage" in msg)
 
 

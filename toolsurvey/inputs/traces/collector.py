@@ -105,9 +105,18 @@ class Collector:
                 self._seen_elsewhere(key, file, line, old)
             return  # progress lines repeated in a resumed session's file: the same request
         _add_line(old, line)
-        for i, v in zip(_USAGE_AT, usage, strict=True):
-            if v > old[i]:
-                old[i] = v
+        a, b, c, d, e = _USAGE_AT  # unrolled: a streamed request meets this once per line
+        inp, five, hour, read, out = usage
+        if inp > old[a]:
+            old[a] = inp
+        if five > old[b]:
+            old[b] = five
+        if hour > old[c]:
+            old[c] = hour
+        if read > old[d]:
+            old[d] = read
+        if out > old[e]:
+            old[e] = out
         if not old[_MODEL]:
             old[_MODEL] = sys.intern(model)
 

@@ -112,7 +112,7 @@ def parts(files: list[str], n: int) -> list[list[str]]:
 
 def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, progress=None) -> Collector:
     """A lean Collector (see `collect`) of `files`, read by `workers` processes when more than one:
-    each reads a run of neighbouring files, and the runs are merged in order."""
+    each reads a run of neighbouring files (this process the first), and the runs are merged in order."""
     runs = parts(files, workers) if workers > 1 and len(files) > 1 else [files]
     if len(runs) == 1:
         with _no_gc():
@@ -121,9 +121,12 @@ def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, pr
 
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
-    c = Collector(lean=True)
-    with ctx.Pool(len(runs)) as pool, _no_gc():
-        for run, part in zip(runs, pool.imap(_lean_part, [(r, format) for r in runs]), strict=True):
+    # this process reads the first run while the workers read the others: one process fewer to start,
+    # and one run fewer to pass back
+    with ctx.Pool(len(runs) - 1) as pool, _no_gc():
+        later = pool.imap(_lean_part, [(r, format) for r in runs[1:]])
+        c = collect(runs[0], format, progress=progress, lean=True)
+        for run, part in zip(runs[1:], later, strict=True):
             c.merge(Collector.from_plain(marshal.loads(part)))
             for _ in run if progress else ():
                 progress(len(files))

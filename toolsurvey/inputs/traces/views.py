@@ -202,13 +202,12 @@ def view(rows: list[list], costs: list[float], by: str = "session", *, z: Zone |
     picked = [(r, c, t) for r, c in zip(rows, costs, strict=True) if win.holds(t := instant(r[ts]))]
     groups: dict[Any, _Sum] = {}
     keys = _keys(picked, by, z, WEEKDAYS.index(week_start))
-    total = _Sum()
     extra: dict[Any, dict] = {}
     for (r, c, t), key in zip(picked, keys, strict=True):
         groups.setdefault(key, _Sum()).add(r, c, t, breakdown)
-        total.add(r, c, t, False)
         if by == "session" and key not in extra:
             extra[key] = {"project": r[AT["project"]]}
+    total = _total(groups.values(), [c for _, c, _ in picked])
     out = []
     for key in sorted(groups, key=lambda k: (k == NO_TIME, _order(k))):
         g = groups[key]
@@ -219,6 +218,23 @@ def view(rows: list[list], costs: list[float], by: str = "session", *, z: Zone |
         out.append(row)
     cols = [by, *([c for c in out[0] if c not in NUMBERS and c not in (by, "models")] if out else []), *NUMBERS]
     return View(by, cols, out, total.numbers(), z.name, len(rows) - len(picked))
+
+
+def _total(groups: Iterable[_Sum], costs: list[float]) -> _Sum:
+    """The sum of the groups, its cost added request by request in order (as one sum of every row
+    would be, to the last bit)."""
+    total = _Sum()
+    for g in groups:
+        total.requests += g.requests
+        total.tokens = [a + b for a, b in zip(total.tokens, g.tokens, strict=True)]
+        if g.first is not None:
+            total.first = g.first if total.first is None or g.first < total.first else total.first
+            total.last = g.last if total.last is None or g.last > total.last else total.last
+    for c in costs:
+        if c == c:  # not NaN
+            total.cost += c
+            total.priced += 1
+    return total
 
 
 def _order(key: Any) -> Any:
