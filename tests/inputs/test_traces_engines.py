@@ -100,9 +100,11 @@ def test_cli_reads_with_duckdb(folder, capsys):
     assert {r["model"]: r["requests"] for r in rows} == dict(zip(ref["model"], ref["requests"], strict=True))
 
 
-def test_the_summary_path_gives_the_tables_numbers_with_every_engine_and_both_cores(folder):
+def test_the_summary_path_gives_the_tables_numbers_with_every_engine_and_both_cores(folder, monkeypatch):
+    from toolsurvey.inputs.traces import read
     from toolsurvey.inputs.traces.summary import summarize
 
+    monkeypatch.setattr(read, "CHUNK_BYTES", 1)  # every file a chunk: the processes share a small folder too
     ref = load_traces(folder, engine="python")
     want = ref.totals("model", timezone="UTC").drop(columns="models", errors="ignore")
     one = summarize(folder, workers=1)
@@ -115,6 +117,33 @@ def test_the_summary_path_gives_the_tables_numbers_with_every_engine_and_both_co
         for x in ref.skips.items:
             if str(x) not in lean:
                 assert b'"usage"' not in Path(x.file).read_bytes().split(b"\n")[x.line - 1], x
-    # two processes read runs of neighbouring files: the same rules, skips and summary as one
+    # two or three processes share the files: the same rules, skips and summary as one
     assert summarize(folder, workers=2).summary() == one.summary()
+    assert summarize(folder, workers=3).summary() == one.summary()
     assert one.headline()[:2] == ref.summary().split("\n")[:2]
+
+
+def test_processes_share_the_chunks_and_a_dead_worker_loses_nothing(folder, monkeypatch):
+    import os
+
+    from toolsurvey.inputs.traces import read
+    from toolsurvey.inputs.traces.files import source_files
+    from toolsurvey.inputs.traces.summary import summarize
+
+    monkeypatch.setattr(read, "CHUNK_BYTES", 1)
+    one = summarize(folder, workers=1)
+    claimed = []
+    claim = read._claim
+    monkeypatch.setattr(read, "_claim", lambda ends, first: claimed.append(c := claim(ends, first)) or c)
+    two = summarize(folder, workers=2)
+    files = len(source_files(folder))
+    mine = [c for c in claimed if c >= 0]  # this process's claims (a worker's are made in the worker)
+    assert 0 < len(mine) < files and mine == list(range(len(mine)))  # from the front, in order
+    assert two.summary() == one.summary()
+
+    def dies(chunks, format, ends, conn):  # killed after claiming a chunk, before sending it (a signal, OOM)
+        claim(ends, False)
+        os._exit(1)
+
+    monkeypatch.setattr(read, "_worker", dies)
+    assert summarize(folder, workers=2).summary() == one.summary()  # its chunks read again by this process

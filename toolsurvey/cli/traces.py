@@ -74,8 +74,13 @@ def run(args: argparse.Namespace) -> int:
                              scheduler=args.dask_scheduler, keep_results=False,  # counts only: bounded memory
                              progress=progress)
         else:
+            import gc
+
             from ..inputs.traces.summary import summarize
 
+            # The summary path makes no reference cycles, and each collection would walk every row
+            # read so far again: about 0.1 s of 0.6 s on 500 MB. The process ends with the command.
+            gc.disable()
             s = summarize(paths, format=args.input_format, prices=args.prices, engine=args.engine,
                           scheduler=args.dask_scheduler, progress=progress)
     if args.compare:

@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 from ...core.jsonlines import Skips
-from .collector import AT, PROGRESS, USAGE_FIELDS, Collector, line_numbers
+from .collector import AT, PROGRESS, USAGE_FIELDS, Collector, column_sum, line_numbers
 
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
 _WHOLE_FILE = ("corrupt gzip", "read error")  # the rest of a file: no byte count
@@ -139,13 +140,13 @@ def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
     a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), list(c.naive_times),
                 usage_lines=c.usage_lines, requests=len(rows))
     src, rid, file = AT["source"], AT["request_id"], AT["file"]
-    total = sum(_tokens(r) for r in rows)
+    total = column_sum(rows, *USAGE_FIELDS)
     a.rules.append(Rule("streamed lines", 0, c.line_tokens - total, math.nan,
                         f"deduplicated: {c.usage_lines:,} line(s) with usage -> {len(rows):,} request(s): lines sharing "
                         "a request id (Claude Code requestId, else message id; Codex running total; span id; response "
                         "id) are one streamed request, each usage field taken at its largest (summing every line would add "
                         f"{c.line_tokens - total:,} tokens)"))
-    prog = [i for i, r in enumerate(rows) if r[src] == PROGRESS]
+    prog = [i for i, s in enumerate(map(itemgetter(src), rows)) if s == PROGRESS]
     if prog or c.progress_in_files:
         t, m = sum(_tokens(rows[i]) for i in prog), math.fsum(costs[i] for i in prog)
         text = "progress lines: "
@@ -156,7 +157,7 @@ def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
             text += ("; " if prog else "") + (f"{plural(c.progress_in_files, 'request')} also in progress lines "
                                               "counted once, from the subagent's own file")
         a.rules.append(Rule("progress lines", len(prog), t, m, text))
-    rep = [i for i, r in enumerate(rows) if r[rid] in c.repeated]
+    rep = [i for i, k in enumerate(map(itemgetter(rid), rows)) if k in c.repeated] if c.repeated else []
     if rep:
         t, m = sum(_tokens(rows[i]) for i in rep), math.fsum(costs[i] for i in rep)
         a.rules.append(Rule("repeated in another file", 0, -t, -m,

@@ -34,6 +34,12 @@ def rates(price) -> tuple[float, ...]:
     return tuple(v / PER_MILLION for v in (price.input, price.cache_write, hour, price.cache_read, price.output))
 
 
+def price_table(prices=None) -> Mapping:
+    """The table `prices` names: a Mapping as given, the default table (its rows built when first
+    asked for) for None, else a price file's path. Raises InputError for a bad file."""
+    return prices if isinstance(prices, Mapping) else LazyPrices() if prices is None else load_prices(prices)
+
+
 def bill_rows(rows: list[list], prices=None) -> tuple[list[float], list[str]]:
     """Cost in dollars of each request row (REQUEST_FIELDS order; NaN for an unpriced model), and one
     warning per unpriced model. A row with no billed tokens costs 0 whatever its model (e.g. Claude
@@ -49,7 +55,7 @@ def bill_rows(rows: list[list], prices=None) -> tuple[list[float], list[str]]:
         rate = per_model.get(model, False)
         if rate is False:
             if table is None:  # the default table builds only the rows of the models met
-                table = prices if isinstance(prices, Mapping) else LazyPrices() if prices is None else load_prices(prices)
+                table = price_table(prices)
             try:
                 rate = per_model[model] = rates(price_of(str(model), table))
             except InputError:

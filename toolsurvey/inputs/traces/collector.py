@@ -15,6 +15,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
+from operator import itemgetter
 from typing import Any
 
 from ...core.choices import DEFAULT_ENCODING
@@ -41,6 +42,11 @@ def line_numbers(row: list) -> range | list[int]:
     while they follow each other (a list takes ~100 bytes a request), else the list of them."""
     lines = row[_LINES]
     return range(row[_LINE], row[_LINE] + lines) if lines.__class__ is int else lines
+
+
+def column_sum(rows: list[list], *names: str) -> int:
+    """The sum over `rows` of the named fields (REQUEST_FIELDS), column by column at C speed."""
+    return sum(sum(map(itemgetter(AT[n]), rows)) for n in names)
 
 
 def _add_line(row: list, line: int) -> None:
@@ -203,19 +209,20 @@ class Collector:
 
     def merge(self, other: Collector) -> None:
         """Add a Collector of later files, as if their lines had been read after this one's."""
-        for key, row in other.requests.items():
-            old = self.requests.get(key)
-            if old is None:
-                self.requests[key] = row
-            else:  # only across files: one file is read by one partition
-                for line in line_numbers(row):
-                    self._seen_elsewhere(key, row[AT["file"]], line, old)
-        for key, row in other.progress.items():
-            self.progress.setdefault(key, row)
-        for call_id, row in other.calls.items():
-            self.calls.setdefault(call_id, row)
-        for call_id, row in other.results.items():
-            self.results.setdefault(call_id, row)
+        mine = self.requests
+        if mine.keys().isdisjoint(other.requests):  # the usual case, at C speed
+            mine.update(other.requests)
+        else:
+            for key, row in other.requests.items():
+                old = mine.get(key)
+                if old is None:
+                    mine[key] = row
+                else:  # only across files: one file is read by one partition
+                    for line in line_numbers(row):
+                        self._seen_elsewhere(key, row[AT["file"]], line, old)
+        _keep_first(self.progress, other.progress)
+        _keep_first(self.calls, other.calls)
+        _keep_first(self.results, other.results)
         for kind, (n, file, line, usage) in other.unknown_types.items():
             if kind in self.unknown_types:
                 seen = self.unknown_types[kind]
@@ -234,6 +241,15 @@ class Collector:
         self.repeated |= other.repeated
         self.other_lines += other.other_lines
         self.files.update(other.files)
+
+
+def _keep_first(mine: dict, later: dict) -> None:
+    """`later`'s items added to `mine` where `mine` has no such key (the first one met wins)."""
+    if mine.keys().isdisjoint(later):
+        mine.update(later)
+    else:
+        for k, v in later.items():
+            mine.setdefault(k, v)
 
 
 def count_chunked(texts: Iterable[str | None], encoding: str = DEFAULT_ENCODING, chunk: int = 2048) -> list[float]:

@@ -105,11 +105,11 @@ def _kind(rec: Any) -> tuple[str | None, bool]:
 def _detect(start: bytes) -> tuple[str | None, bool]:
     if b'"resourceSpans"' in start:
         return "otel", True
-    lines = start.lstrip().split(b"\n")
-    weak = None
-    for line in lines:
+    weak = first = None
+    for line in _lines(start):  # one at a time: the first line or two decide, most often
         if not line.strip():
             continue
+        first = line if first is None else first
         try:
             rec = json.loads(line)
         except (ValueError, RecursionError):  # bad JSON or UTF-8, a line cut by the head, a huge integer
@@ -122,9 +122,18 @@ def _detect(start: bytes) -> tuple[str | None, bool]:
         return weak, False
     if _CLAUDE_KEYS.search(start) and _CLAUDE_TYPE.search(start):  # a first line cut off or unusual
         return "claude-code", False
-    if _PROVIDER_KEYS.search(lines[0]):  # a request body longer than the bytes read
+    if first is not None and _PROVIDER_KEYS.search(first):  # a request body longer than the bytes read
         return "provider-log", False
     return None, False
+
+
+def _lines(data: bytes):
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        yield data[start:end]
+        start = end + 1
 
 
 def mentions_usage(path: str | os.PathLike) -> bool:

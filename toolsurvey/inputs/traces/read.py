@@ -57,12 +57,13 @@ def parse_file(c: Collector, file: str, fmt: str) -> None:
 
 
 def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_ENCODING,
-            keep_results: bool = True, every: int = 256, progress=None, lean: bool = False) -> Collector:
-    """Parse `files` (each in its detected format) into one Collector, counting result tokens
-    every `every` files so that, without `keep_results`, no more than that many files' texts are held;
-    `progress(total)` is called once per file. `lean` reads totals only: no tool arguments or
-    results, no tokens counted, lines without usage not parsed."""
-    c = Collector(lean=lean)
+            keep_results: bool = True, every: int = 256, progress=None, lean: bool = False,
+            into: Collector | None = None) -> Collector:
+    """Parse `files` (each in its detected format) into one Collector (`into`, when given, as if they
+    followed its files), counting result tokens every `every` files so that, without `keep_results`,
+    no more than that many files' texts are held; `progress(total)` is called once per file. `lean`
+    reads totals only: no tool arguments or results, no tokens counted, lines without usage not parsed."""
+    c = Collector(lean=lean) if into is None else into
     for f in files:
         if progress:
             progress(len(files))
@@ -90,9 +91,7 @@ def _no_gc():
             gc.enable()
 
 
-def _lean_part(job: tuple[list[str], str]) -> bytes:
-    with _no_gc():
-        return marshal.dumps(collect(job[0], job[1], lean=True).plain())  # marshal: several times faster to load
+CHUNK_BYTES = 4 << 20  # a share of work the processes claim one at a time: small enough to finish together
 
 
 def parts(files: list[str], n: int) -> list[list[str]]:
@@ -110,24 +109,103 @@ def parts(files: list[str], n: int) -> list[list[str]]:
     return out
 
 
-def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, progress=None) -> Collector:
-    """A lean Collector (see `collect`) of `files`, read by `workers` processes when more than one:
-    each reads a run of neighbouring files (this process the first), and the runs are merged in order."""
-    runs = parts(files, workers) if workers > 1 and len(files) > 1 else [files]
-    if len(runs) == 1:
+def _claim(ends, first: bool) -> int:
+    """The next chunk no process has claimed, or -1: from the front (this process) or the back (a worker)."""
+    with ends.get_lock():
+        lo, hi = ends[0], ends[1]
+        if lo >= hi:
+            return -1
+        if first:
+            ends[0] = lo + 1
+            return lo
+        ends[1] = hi - 1
+        return hi - 1
+
+
+def _runs(read: dict[int, Collector]) -> list[list]:
+    """Chunks read by one process as runs of consecutive chunks, each merged in order: [first, end, Collector]."""
+    out: list[list] = []
+    for i in sorted(read):
+        if out and out[-1][1] == i:
+            out[-1][2].merge(read[i])
+            out[-1][1] = i + 1
+        else:
+            out.append([i, i + 1, read[i]])
+    return out
+
+
+def _worker(chunks: list[list[str]], format: str, ends, conn) -> None:
+    """Read chunks from the back until the processes meet; send the runs read, marshalled. On any
+    error (or Ctrl-C) it sends nothing: the parent reads the chunks again, and words the error."""
+    try:
         with _no_gc():
-            return collect(files, format, progress=progress, lean=True)
+            read: dict[int, Collector] = {}
+            while (i := _claim(ends, False)) >= 0:
+                read[i] = collect(chunks[i], format, lean=True)
+            conn.send_bytes(marshal.dumps([(a, b, c.plain()) for a, b, c in _runs(read)]))  # marshal: fast to load
+    except BaseException:  # noqa: BLE001, S110 - said once, by the parent
+        pass
+    finally:
+        conn.close()
+
+
+def _received(proc, conn) -> list[list]:
+    """A worker's runs; none when it died before sending them (its chunks are then read again here)."""
+    try:
+        return [[a, b, Collector.from_plain(plain)] for a, b, plain in marshal.loads(conn.recv_bytes())]
+    except EOFError:
+        return []
+    finally:
+        conn.close()
+        proc.join()
+
+
+def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, progress=None,
+                 meanwhile=None) -> Collector:
+    """A lean Collector (see `collect`) of `files`, read by `workers` processes when more than one.
+
+    The files are cut into chunks of neighbouring files; this process claims them from the front and
+    the workers from the back until they meet, so all finish together whatever each one's speed, and
+    the chunks are merged in file order. `meanwhile()` runs once this process has read its share,
+    while the workers finish. Chunks of a worker that died are read again here."""
+    n = min(len(files), sum(map(_size, files)) // CHUNK_BYTES) if workers > 1 else 1
+    if n < 2:
+        with _no_gc():
+            c = collect(files, format, progress=progress, lean=True)
+        if meanwhile:
+            meanwhile()
+        return c
     import multiprocessing
 
+    chunks = parts(files, n)
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
-    # this process reads the first run while the workers read the others: one process fewer to start,
-    # and one run fewer to pass back
-    with ctx.Pool(len(runs) - 1) as pool, _no_gc():
-        later = pool.imap(_lean_part, [(r, format) for r in runs[1:]])
-        c = collect(runs[0], format, progress=progress, lean=True)
-        for run, part in zip(runs[1:], later, strict=True):
-            c.merge(Collector.from_plain(marshal.loads(part)))
-            for _ in run if progress else ():
-                progress(len(files))
+    ends = ctx.Array("l", [0, len(chunks)])
+    procs = []
+    for _ in range(min(workers, len(chunks)) - 1):
+        r, w = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_worker, args=(chunks, format, ends, w), daemon=True)
+        proc.start()
+        w.close()  # the worker holds the only writing end now: if it dies, reading ends (EOFError)
+        procs.append((proc, r))
+    with _no_gc():
+        c, mine = Collector(lean=True), 0  # this process's chunks follow each other from the first
+        while (i := _claim(ends, True)) >= 0:
+            collect(chunks[i], format, progress=progress, lean=True, into=c)
+            mine = i + 1
+        if meanwhile:
+            meanwhile()
+        runs = [[0, mine, c]]
+        for proc, r in procs:
+            for run in _received(proc, r):
+                runs.append(run)
+                for _ in range(sum(len(chunks[k]) for k in range(run[0], run[1])) if progress else 0):
+                    progress(len(files))
+        covered = {k for a, b, _ in runs for k in range(a, b)}
+        runs += [[k, k + 1, collect(chunks[k], format, progress=progress, lean=True)]
+                 for k in range(len(chunks)) if k not in covered]
+        runs.sort(key=lambda run: run[0])
+        c = runs[0][2]
+        for _, _, later in runs[1:]:
+            c.merge(later)
     return c

@@ -9,18 +9,18 @@ from __future__ import annotations
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from ...errors import InputError
 from . import engines, read
 from .account import Account, account, headline, type_warnings
-from .billing import bill_rows
-from .collector import AT
+from .billing import bill_rows, price_table
+from .collector import AT, column_sum
 from .files import source_files
 from .views import View, Window, Zone, view
 
 PARALLEL_BYTES = 32 << 20  # below this, starting worker processes costs more than it saves
-_TOKENS = ("input_tokens", "cache_write", "cache_read", "output_tokens")
 
 
 @dataclass
@@ -41,17 +41,13 @@ class Summary:
 
     def headline(self) -> list[str]:
         r = self.rows
-        tokens = dict.fromkeys(_TOKENS, 0)
-        at = {f: AT[f] for f in ("input_tokens", "cache_read", "output_tokens")}
-        w5, w1 = AT["cache_write_5m"], AT["cache_write_1h"]
-        for row in r:
-            for f, i in at.items():
-                tokens[f] += row[i]
-            tokens["cache_write"] += row[w5] + row[w1]
+        tokens = {"input_tokens": column_sum(r, "input_tokens"), "cache_read": column_sum(r, "cache_read"),
+                  "output_tokens": column_sum(r, "output_tokens"),
+                  "cache_write": column_sum(r, "cache_write_5m", "cache_write_1h")}
         unpriced = sum(1 for c in self.costs if c != c)
         cost = sum(c for c in self.costs if c == c)
         by_tool = sorted(self.tools.items(), key=lambda kv: (-kv[1], kv[0]))
-        return headline(self.account.files, len({row[AT["session"]] for row in r}), len(r),
+        return headline(self.account.files, len(set(map(itemgetter(AT["session"]), r))), len(r),
                         sum(self.tools.values()), tokens, cost, unpriced, by_tool)
 
     def summary(self) -> str:
@@ -92,14 +88,21 @@ def summarize(source: Any, format: str = "auto", *, prices=None, engine: str = "
     if engine not in TRACE_ENGINES:
         raise InputError(f"unknown engine {engine!r}; expected one of {', '.join(TRACE_ENGINES)}")
     files = source_files(source)
+    table: list = []
+
+    def load_prices() -> None:  # while the other processes finish reading
+        table.append(price_table(prices))
+
     if engine in ("auto", "python"):
-        c = read.collect_lean(files, format, workers=workers or workers_for(files), progress=progress)
+        c = read.collect_lean(files, format, workers=workers or workers_for(files), progress=progress,
+                              meanwhile=load_prices)
     else:
         c = engines.collect(files, format, engine=engine, scheduler=scheduler, progress=progress, lean=True)
+        load_prices()
     c.resolve()
     c.skips.items.sort(key=lambda k: (k.file, k.line))
     rows = list(c.requests.values())
-    costs, warns = bill_rows(rows, prices)
+    costs, warns = bill_rows(rows, table[0])
     acc = account(c, rows, costs)
     tools = Counter(c.calls.values())  # lean: call id -> tool
     return Summary(rows, costs, acc, warns + type_warnings(c.unknown_types), tools, str(source))

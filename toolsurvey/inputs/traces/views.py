@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from functools import reduce
+from operator import add, itemgetter
 from typing import Any
 
 from ...core.choices import TRACE_BY, WEEKDAYS
@@ -59,6 +61,13 @@ def zone(name: str | None) -> Zone:
 def instant(v: Any) -> datetime | None:
     """A trace's time as an aware UTC datetime: ISO text (no zone: UTC), Unix nanoseconds (OTLP) or a
     datetime; None when there is none or it does not parse."""
+    if v.__class__ is str:  # the usual case first
+        try:
+            t = datetime.fromisoformat(v)
+        except ValueError:
+            return None
+        tz = t.tzinfo
+        return t if tz is UTC else t.replace(tzinfo=UTC) if tz is None else t.astimezone(UTC)
     if isinstance(v, datetime):
         if v != v:  # pandas' NaT
             return None
@@ -68,11 +77,7 @@ def instant(v: Any) -> datetime | None:
     if isinstance(v, int):
         return datetime.fromtimestamp(v / 1e9, UTC)
     if isinstance(v, str):
-        try:
-            t = datetime.fromisoformat(v)
-        except ValueError:
-            return None
-        return t.replace(tzinfo=UTC) if t.tzinfo is None else t.astimezone(UTC)
+        return instant(str(v))  # a str subclass
     return None
 
 
@@ -129,6 +134,10 @@ def _bound(text: str, z: Zone, flag: str, end: bool) -> datetime:
 
 # ---------------------------------------------------------------- grouping
 
+_ROW, _COST, _TIME = itemgetter(0), itemgetter(1), itemgetter(2)
+_MODEL_OF = itemgetter(AT["model"])
+
+
 @dataclass
 class _Sum:
     requests: int = 0
@@ -139,24 +148,18 @@ class _Sum:
     last: datetime | None = None
     models: dict[str, _Sum] | None = None
 
-    def add(self, row: list, cost: float, t: datetime | None, breakdown: bool) -> None:
-        self.requests += 1
-        tok = self.tokens
-        a, b, c, d, e = _USAGE_AT
-        tok[0] += row[a]
-        tok[1] += row[b]
-        tok[2] += row[c]
-        tok[3] += row[d]
-        tok[4] += row[e]
-        if cost == cost:  # not NaN
-            self.cost += cost
-            self.priced += 1
-        if t is not None:
-            self.first = t if self.first is None or t < self.first else self.first
-            self.last = t if self.last is None or t > self.last else self.last
+    @classmethod
+    def of(cls, picked: list[tuple], breakdown: bool = False) -> _Sum:
+        """The sums of (row, cost, time) triples, column by column; the cost added in order, as a
+        running total would be (sum() compensates from Python 3.12)."""
+        rows = list(map(_ROW, picked))
+        costs = [c for c in map(_COST, picked) if c == c]  # not NaN
+        times = [t for t in map(_TIME, picked) if t is not None]
+        s = cls(len(rows), [sum(map(itemgetter(i), rows)) for i in _USAGE_AT], reduce(add, costs, 0.0), len(costs),
+                min(times) if times else None, max(times) if times else None)
         if breakdown:
-            self.models = self.models if self.models is not None else {}
-            self.models.setdefault(row[AT["model"]] or "(none)", _Sum()).add(row, cost, t, False)
+            s.models = {m: cls.of(p) for m, p in _bucket(picked, [_MODEL_OF(r) or "(none)" for r in rows]).items()}
+        return s
 
     def numbers(self) -> dict[str, Any]:
         out: dict[str, Any] = {"requests": self.requests, **dict(zip(USAGE_FIELDS, self.tokens, strict=True))}
@@ -198,16 +201,13 @@ def view(rows: list[list], costs: list[float], by: str = "session", *, z: Zone |
     if week_start not in WEEKDAYS:
         raise InputError(f"unknown start of week {week_start!r}; expected one of {', '.join(WEEKDAYS)}")
     z = z or zone(None)
-    ts = AT["timestamp"]
-    picked = [(r, c, t) for r, c in zip(rows, costs, strict=True) if win.holds(t := instant(r[ts]))]
-    groups: dict[Any, _Sum] = {}
-    keys = _keys(picked, by, z, WEEKDAYS.index(week_start))
-    extra: dict[Any, dict] = {}
-    for (r, c, t), key in zip(picked, keys, strict=True):
-        groups.setdefault(key, _Sum()).add(r, c, t, breakdown)
-        if by == "session" and key not in extra:
-            extra[key] = {"project": r[AT["project"]]}
-    total = _total(groups.values(), [c for _, c, _ in picked])
+    picked = list(zip(rows, costs, map(instant, map(itemgetter(AT["timestamp"]), rows)), strict=True))
+    if win:
+        picked = [p for p in picked if win.holds(p[2])]
+    members = _bucket(picked, _keys(picked, by, z, WEEKDAYS.index(week_start)))
+    groups = {key: _Sum.of(p, breakdown) for key, p in members.items()}
+    extra = {key: {"project": p[0][0][AT["project"]]} for key, p in members.items()} if by == "session" else {}
+    total = _Sum.of(picked)  # the cost added request by request in order, as one sum of every row
     out = []
     for key in sorted(groups, key=lambda k: (k == NO_TIME, _order(k))):
         g = groups[key]
@@ -220,21 +220,16 @@ def view(rows: list[list], costs: list[float], by: str = "session", *, z: Zone |
     return View(by, cols, out, total.numbers(), z.name, len(rows) - len(picked))
 
 
-def _total(groups: Iterable[_Sum], costs: list[float]) -> _Sum:
-    """The sum of the groups, its cost added request by request in order (as one sum of every row
-    would be, to the last bit)."""
-    total = _Sum()
-    for g in groups:
-        total.requests += g.requests
-        total.tokens = [a + b for a, b in zip(total.tokens, g.tokens, strict=True)]
-        if g.first is not None:
-            total.first = g.first if total.first is None or g.first < total.first else total.first
-            total.last = g.last if total.last is None or g.last > total.last else total.last
-    for c in costs:
-        if c == c:  # not NaN
-            total.cost += c
-            total.priced += 1
-    return total
+def _bucket(picked: list[tuple], keys: list[Any]) -> dict[Any, list[tuple]]:
+    """`picked` split by `keys` (one per item), each part in order; the keys in order of first appearance."""
+    out: dict[Any, list[tuple]] = {}
+    for p, key in zip(picked, keys, strict=True):
+        part = out.get(key)
+        if part is None:
+            out[key] = [p]
+        else:
+            part.append(p)
+    return out
 
 
 def _order(key: Any) -> Any:
@@ -247,19 +242,13 @@ def _keys(picked: list[tuple], by: str, z: Zone, week_start: int) -> list[Any]:
         return [r[at] or "(none)" for r, _, _ in picked]
     if by == "block":
         return _blocks([t for _, _, t in picked])
-    out = []
-    for _, _, t in picked:
-        if t is None:
-            out.append(NO_TIME)
-            continue
-        d = z.local(t).date()
-        if by == "day":
-            out.append(d.isoformat())
-        elif by == "month":
-            out.append(d.isoformat()[:7])
-        else:
-            out.append((d - timedelta(days=(d.weekday() - week_start) % 7)).isoformat())
-    return out
+    utc = z.tz is UTC
+    days = [None if t is None else t.date() if utc else z.local(t).date() for t in map(_TIME, picked)]
+    if by == "day":
+        return [NO_TIME if d is None else d.isoformat() for d in days]
+    if by == "month":
+        return [NO_TIME if d is None else d.isoformat()[:7] for d in days]
+    return [NO_TIME if d is None else (d - timedelta(days=(d.weekday() - week_start) % 7)).isoformat() for d in days]
 
 
 def _blocks(times: list[datetime | None]) -> list[Any]:
