@@ -22,8 +22,21 @@ def figure_html(fig: Any, *, height: int | None = None) -> str:
     """The figure as a <div> and a script that draws it with the page's plotly.js (not included)."""
     import plotly.io as pio
 
-    return pio.to_html(fig, include_plotlyjs=False, include_mathjax=False, full_html=False,
+    return pio.to_html(_lean(fig), include_plotlyjs=False, include_mathjax=False, full_html=False,
                        default_width="100%", default_height=height or 525, validate=False)
+
+
+def _lean(fig: Any) -> dict:
+    """The figure as a dict, its template's trace defaults only for the trace types it draws: the rest
+    (4 kB of colour scales for 3D, maps, contours...) would be repeated in every chart of an export."""
+    d = fig if isinstance(fig, dict) else fig.to_dict()
+    layout = d.get("layout") or {}
+    template = layout.get("template")
+    if not (isinstance(template, dict) and isinstance(template.get("data"), dict)):
+        return d
+    used = {t.get("type", "scatter") for t in d.get("data", [])}
+    data = {k: v for k, v in template["data"].items() if k in used}
+    return {**d, "layout": {**layout, "template": {**template, "data": data}}}
 
 
 def _renderer():
