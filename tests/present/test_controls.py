@@ -15,12 +15,24 @@ def test_model_list_holds_tool_calling_chat_models_grouped_by_provider():
     assert len(models) == len(set(models))
     callers = tool_calling_models()
     assert all(m in callers for m in models[1:])
-    bad = ("lyria", "gpt-audio", "-tts", "ft:")
+    bad = ("lyria", "gpt-audio", "-tts", "ft:", "robotics", "computer-use", "search-preview", "search-api")
     assert not [m for m in models if any(b in m for b in bad)]
     assert not [lbl for lbl in labels if "gemini/" in lbl]  # no provider prefix in a label
     assert len({m.split("/")[-1] for m in models}) == len(models)  # and no model twice under a prefix
     providers = [lbl.split(" · ")[0] for lbl in labels[1:]]
     assert providers == sorted(providers, key=["Anthropic", "OpenAI", "Google"].index)  # grouped
+
+
+def test_tool_calling_models_are_general_chat_models_an_agent_runs_on():
+    callers, prices = tool_calling_models(), bundled_prices()
+    assert {"claude-sonnet-4-5", "gpt-4o", "gemini-2.5-pro", "gpt-5", "claude-haiku-4-5"} <= set(callers)
+    # Chat models that call tools in LiteLLM's file, yet are made for one job: robots, a screen, web search.
+    specialised = ["gemini-robotics-er-2-preview", "gemini-robotics-er-1.5-preview", "computer-use-preview",
+                   "gemini-2.5-computer-use-preview-10-2025", "gpt-4o-search-preview", "gpt-5-search-api"]
+    assert all(m in prices for m in specialised)  # priced, so the test is not vacuous
+    assert [m for m in specialised if m in callers] == []
+    assert [m for m in callers if any(w in m.lower() for w in ("robotics", "computer-use", "realtime", "audio"))] == []
+    assert "nebius/NousResearch/Hermes-4-70B" in callers  # "search" as a word, not inside "NousResearch"
 
 
 def test_auto_caching_says_what_it_means_for_the_provider():

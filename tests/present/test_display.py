@@ -41,3 +41,34 @@ def test_static_png_with_kaleido_and_the_system_chromium(restore_renderer, monke
     import base64
 
     assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_itables_bundle_is_embedded_gzipped_whole():
+    import base64
+    import gzip
+    import re
+    from pathlib import Path
+
+    itables = pytest.importorskip("itables")
+    from itables.javascript import generate_init_offline_itables_html
+
+    bundle = Path(itables.options.dt_bundle)
+    given = generate_init_offline_itables_html(bundle)
+    packed = display.gzipped_bundle(given)
+    assert len(packed) < len(given) / 3 and "DecompressionStream" in packed
+    texts = [gzip.decompress(base64.b64decode(b)).decode() for b in re.findall(r'inflate\("([A-Za-z0-9+/=]+)"\)', packed)]
+    assert texts == [bundle.with_suffix(".css").read_text(encoding="utf-8"), bundle.read_text(encoding="utf-8")]
+    assert "window._itables_" in packed and "-ready" in packed  # the names itables' tables wait for
+    assert display.gzipped_bundle("<p>another itables</p>") == "<p>another itables</p>"  # left as given
+
+
+def test_a_figures_html_copy_keeps_the_template_of_the_traces_it_draws():
+    import json
+    import re
+
+    fig = go.Figure([go.Bar(x=["a"], y=[1]), go.Scatter(x=["a"], y=[2])])
+    drawn = json.loads(re.search(r"Plotly\.newPlot\(\s*\"[^\"]+\",\s*\[.*?\],\s*(\{.*?\}),\s*\{\"responsive",
+                                 display.figure_html(fig), re.S).group(1))
+    template = fig.to_dict()["layout"]["template"]
+    assert drawn["template"]["data"] == {k: template["data"][k] for k in ("bar", "scatter")}
+    assert drawn["template"]["layout"] == template["layout"]  # fonts, colours, axes: as plotly's own

@@ -116,7 +116,11 @@ def test_response_explorer_field_checkbox_and_list_cap():
     results = box.figures["results"]
     # Every field ticked: the results only re-serialized as compact JSON.
     assert sorted(_trace(results, "trimmed").y) == sorted(_oracle_tokens(set()))
+    traces = list(box.figures["fields"].data) + list(box.figures["steps"].data)
     box.controls["fields"]["[].body"].value = False
+    # Restyled in place (a browser redraws a restyle much faster than replaced traces).
+    assert all(a is b for a, b in zip(traces, list(box.figures["fields"].data) + list(box.figures["steps"].data),
+                                      strict=True))
     trimmed = list(_trace(results, "trimmed").y)
     # Compared as multisets: the figure lists results in the order they were read.
     assert sorted(trimmed) == sorted(_oracle_tokens({"body"}))

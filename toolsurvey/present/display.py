@@ -22,8 +22,21 @@ def figure_html(fig: Any, *, height: int | None = None) -> str:
     """The figure as a <div> and a script that draws it with the page's plotly.js (not included)."""
     import plotly.io as pio
 
-    return pio.to_html(fig, include_plotlyjs=False, include_mathjax=False, full_html=False,
+    return pio.to_html(_lean(fig), include_plotlyjs=False, include_mathjax=False, full_html=False,
                        default_width="100%", default_height=height or 525, validate=False)
+
+
+def _lean(fig: Any) -> dict:
+    """The figure as a dict, its template's trace defaults only for the trace types it draws: the rest
+    (4 kB of colour scales for 3D, maps, contours...) would be repeated in every chart of an export."""
+    d = fig if isinstance(fig, dict) else fig.to_dict()
+    layout = d.get("layout") or {}
+    template = layout.get("template")
+    if not (isinstance(template, dict) and isinstance(template.get("data"), dict)):
+        return d
+    used = {t.get("type", "scatter") for t in d.get("data", [])}
+    data = {k: v for k, v in template["data"].items() if k in used}
+    return {**d, "layout": {**layout, "template": {**template, "data": data}}}
 
 
 def _renderer():
@@ -123,8 +136,50 @@ def _itables_mode() -> None:
         itables.init_notebook_mode(all_interactive=False, connected=False)
     parts = [o.data.get("text/html", "") for o in shown.outputs]
     parts.sort(key=lambda h: "createObjectURL" not in h)  # the part that defines the bundle first
-    display(HTML("".join(parts)))
+    display(HTML(gzipped_bundle("".join(parts))))
     tables.ITABLES["on"] = True
+
+
+# itables' offline bundle (DataTables and its extensions, 726 kB) is in every notebook as base64 of the
+# text, 968 kB. Gzipped, then base64, it is 250 kB: the browser inflates it (DecompressionStream) and
+# loads it as itables does (a browser without DecompressionStream, older than Chrome 80, Firefox 113 or
+# Safari 16.4, shows itables' loading line instead of the table).
+_ITABLES_LOADER = """<script>
+if (!window.NAME) {
+  const inflate = async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    return await new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  };
+  window.NAME = (async () => {
+    const style = document.createElement("style");
+    style.textContent = await inflate("CSS");
+    document.head.appendChild(style);
+    const url = URL.createObjectURL(new Blob([await inflate("JS")], {type: "application/javascript"}));
+    try { return await import(url); } finally { URL.revokeObjectURL(url); }
+  })();
+  window.NAME.then(() => { window.dispatchEvent(new Event("READY")); });
+}
+</script>"""
+
+
+def gzipped_bundle(init_html: str) -> str:
+    """itables' offline init HTML with its bundle gzipped (see _ITABLES_LOADER); as given when it is not
+    the form this was written for (itables 2.9's `injectCSS("...")`, `window.NAME = injectModule("...")`)."""
+    import base64
+    import gzip
+    import re
+
+    found = [re.search(p, init_html) for p in (r'injectCSS\("([A-Za-z0-9+/=]+)"\)',
+                                                 r'window\.(\w+) = injectModule\("([A-Za-z0-9+/=]+)"\)',
+                                                 r'new Event\("([\w.-]+)"\)')]
+    start, end = init_html.find("<script>"), init_html.find("</script>")
+    if not all(found) or start < 0 or init_html.find("injectCSS") > end:
+        return init_html
+    css, (name, js), ready = found[0].group(1), found[1].groups(), found[2].group(1)
+    packed = lambda b64: base64.b64encode(gzip.compress(base64.b64decode(b64), 9, mtime=0)).decode("ascii")  # noqa: E731
+    loader = (_ITABLES_LOADER.replace("NAME", name).replace("READY", ready)
+              .replace('"CSS"', f'"{packed(css)}"').replace('"JS"', f'"{packed(js)}"'))
+    return init_html[:start] + loader + init_html[end + len("</script>"):]
 
 
 def static_copy(figures: dict) -> str:

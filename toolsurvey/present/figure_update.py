@@ -53,3 +53,34 @@ def update_steps(widget, steps) -> None:
     with widget.batch_update():
         for trace, (col, _, _, _) in zip(widget.data, traces, strict=True):
             trace.x, trace.y = steps["request"].to_numpy(), steps[col].to_numpy()
+
+
+def _set_changed(trace, props: dict) -> None:
+    """Set the trace properties in `props` that differ from the trace's (the rest send nothing)."""
+    changed = {k: v for k, v in props.items() if not _same(trace[k], v)}
+    if changed:
+        trace.update(changed)
+
+
+def update_field_costs(widget, ranked, *, top: int) -> None:
+    """Put a new recipe's groups into a `charts.responses.field_costs(..., every_group=True)` FigureWidget.
+    The same fields on the axis: only the groups whose bars changed are restyled, with no relayout
+    (a field checkbox's redraw, which a full refresh made replace the traces)."""
+    from .charts.responses import field_cost_bars, field_costs
+
+    labels, bars = field_cost_bars(ranked, top=top, every_group=True)
+    if [t.name for t in widget.data] != [b["name"] for b in bars] or list(widget.layout.yaxis.categoryarray) != labels:
+        refresh(widget, field_costs(ranked, top=top, every_group=True))
+        return
+    with widget.batch_update():
+        for trace, bar in zip(widget.data, bars, strict=True):
+            _set_changed(trace, {k: v for k, v in bar.items() if k != "name"} | {"showlegend": bool(bar["x"])})
+
+
+def update_trim_steps(widget, steps) -> None:
+    """Put a new recipe's steps into a `charts.responses.trim_steps` FigureWidget: the waterfall's
+    data changes in place, its layout (title, axes) stays."""
+    from .charts.responses import step_bars
+
+    with widget.batch_update():
+        _set_changed(widget.data[0], step_bars(steps))

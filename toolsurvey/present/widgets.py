@@ -13,7 +13,7 @@ import html
 from typing import Any
 
 from . import controls as C
-from .figure_update import refresh, update_steps
+from .figure_update import refresh, update_field_costs, update_steps, update_trim_steps
 from .units import money
 
 
@@ -294,28 +294,34 @@ def response_explorer(*sources: Any, tool: str | None = None, cap: int = 25_000,
     controls = _response_controls(fields)
     summary = W.HTML()
 
-    def trimmed():
-        """The recipe the controls say, applied: (recipe, tokens after, steps); the summary line follows."""
+    def recipe() -> dict:
         kept = [f for f, box in controls["fields"].items() if box.value]
-        r = {"keep": kept if len(kept) < len(fields) else None, "truncate": C.chosen(controls["truncate"].value),
-             "max_items": C.chosen(controls["max_items"].value), "serialize": controls["serialize"].value}
+        return {"keep": kept if len(kept) < len(fields) else None, "truncate": C.chosen(controls["truncate"].value),
+                "max_items": C.chosen(controls["max_items"].value), "serialize": controls["serialize"].value}
+
+    def trimmed(r: dict):
+        """The recipe `r` applied: (tokens after, steps); the summary line follows."""
         after, steps, warnings = trim_many(picked, encoding=encoding, **r)
         summary.value = C.text(f"<b>{html.escape(tool)}</b>: {sum(tokens_before):,} → {sum(after):,} tokens over "
                                f"{len(after)} results" + "".join(f"<br>{html.escape(w)}" for w in warnings))
-        return r, after, steps
+        return after, steps
 
-    r, after, steps = trimmed()
-    figures = {"fields": go.FigureWidget(charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top)),
+    r = recipe()
+    after, steps = trimmed(r)
+    figures = {"fields": go.FigureWidget(charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top,
+                                                            every_group=True)),
                "results": go.FigureWidget(charts.trim_before_after(tokens_before, after, cap=cap)),
                "steps": go.FigureWidget(charts.trim_steps(steps))}
 
     def on_change() -> None:
-        r, after, steps = trimmed()
-        refresh(figures["fields"], charts.field_costs(rank_fields(costs, keep=r["keep"] or fields), top=top))
+        r = recipe()
+        # First the chart a checkbox is about, which needs no trimming; each chart sends only what changed.
+        update_field_costs(figures["fields"], rank_fields(costs, keep=r["keep"] or fields), top=top)
+        after, steps = trimmed(r)
         with figures["results"].batch_update():  # same bars and cap line: only the trimmed sizes change
             figures["results"].data[1].y = after
             figures["results"].layout.title.text = charts.trim_title(tokens_before, after)
-        refresh(figures["steps"], charts.trim_steps(steps))
+        update_trim_steps(figures["steps"], steps)
 
     for box in controls["fields"].values():
         box.observe(lambda _c: on_change(), names="value")

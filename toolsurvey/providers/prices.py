@@ -208,14 +208,28 @@ def bundled_prices() -> dict[str, Price]:
     return dict(_default_prices(_cache_stamp()))
 
 
+# Chat models with tool calling that are not the general model an agent runs on, by the class their
+# name says: LiteLLM's metadata does not tell them apart (a robotics model "supports_function_calling").
+SPECIALISED = {
+    "robotics": r"robotics",  # embodied reasoning for robots: gemini-robotics-er-*
+    "computer use": r"computer-use",  # drives a screen through the computer-use tool: computer-use-preview
+    "web search": r"\bsearch\b",  # answers through a built-in web search: gpt-4o-search-preview, gpt-5-search-api
+    "speech": r"audio|\btts\b",  # speech in or out: gpt-audio, stepaudio-*, ...-tts
+    "voice sessions": r"realtime|\blive\b",  # gpt-realtime, gemini-live-*
+    "image generation": r"\bimage\b",  # gemini-2.5-flash-image, gpt-image-1
+}
+_SPECIALISED = re.compile("|".join(SPECIALISED.values()))
+
+
 def tool_calling_models() -> dict[str, str]:
     """The models of LiteLLM's price file an agent can run on, name -> provider: `mode` "chat" with
-    `supports_function_calling`, less speech models (`supports_audio_output`, or a "-tts" name),
-    fine-tune templates ("ft:") and a "provider/" name where the model is also listed without it."""
+    `supports_function_calling`, less speech models (`supports_audio_output`), the SPECIALISED classes
+    by name (robotics, computer use, web search, speech, voice sessions, image generation), fine-tune
+    templates ("ft:") and a "provider/" name where the model is also listed without it."""
     doc, providers = _default_sources(_cache_stamp())[0], provider_map()
     rows = {n: r for n, r in doc.items()
             if isinstance(r, dict) and r.get("mode") == "chat" and r.get("supports_function_calling") is True
-            and not r.get("supports_audio_output") and not n.endswith("-tts") and not n.startswith("ft:")}
+            and not r.get("supports_audio_output") and not _SPECIALISED.search(n.lower()) and not n.startswith("ft:")}
     return {n: providers.get(str(r.get("litellm_provider", "")), str(r.get("litellm_provider", "")))
             for n, r in rows.items() if "/" not in n or n.split("/", 1)[1] not in rows}
 

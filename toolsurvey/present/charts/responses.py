@@ -10,24 +10,36 @@ from .labels import CHART_HEIGHT, safe_text, short_names, short_ticks, tool_labe
 STEP_CHARS = 24  # a longer step name ("keep a,b,c,...") shows as "keep 6 fields" on the axis
 
 
-def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None) -> go.Figure:
-    """Horizontal bars of the costliest response fields (`toolsurvey.rank_fields` rows), coloured by
-    whether a trimming recipe keeps them when a `keep` column is present."""
+RECIPE_GROUPS = {"kept": "#00cc96", "part": "#ffa15a", "dropped": "#ef553b"}  # a field under a recipe: its colour
+
+
+def field_cost_bars(ranked: pd.DataFrame, *, top: int = 15, every_group: bool = False) -> tuple[list[str], list[dict]]:
+    """`field_costs`' bars: the axis's labels (bottom to top) and, per group ("kept", "part", "dropped";
+    "all fields" without a `keep` column), its name, y (labels), x (tokens) and customdata (share in %).
+    With `every_group`, all three recipe groups, empty ones too, so a widget can restyle them in place."""
     rows = ranked.sort_values("tokens", ascending=False, kind="stable").head(top).iloc[::-1]
     label = pd.Series(safe_text(rows["tool"].astype(str) + " " + rows["path"].astype(str)), index=rows.index)
-    colors = {"kept": "#00cc96", "part": "#ffa15a", "dropped": "#ef553b"}
     groups = rows["keep"] if "keep" in rows else pd.Series("all fields", index=rows.index)
+    names = list(RECIPE_GROUPS) if every_group and "keep" in rows else list(dict.fromkeys(groups))
+    return list(label), [{"name": str(g), "y": label[groups == g].tolist(), "x": rows.loc[groups == g, "tokens"].tolist(),
+                          "customdata": (rows.loc[groups == g, "share"] * 100).tolist()} for g in names]
+
+
+def field_costs(ranked: pd.DataFrame, *, top: int = 15, title: str | None = None, every_group: bool = False) -> go.Figure:
+    """Horizontal bars of the costliest response fields (`toolsurvey.rank_fields` rows), coloured by
+    whether a trimming recipe keeps them when a `keep` column is present (`every_group`: see
+    `field_cost_bars`; an empty group stays out of the legend)."""
+    labels, bars = field_cost_bars(ranked, top=top, every_group=every_group)
     fig = go.Figure([
-        go.Bar(y=label[groups == g], x=rows.loc[groups == g, "tokens"], orientation="h", name=str(g),
-               marker_color=colors.get(g, "#636efa"), customdata=rows.loc[groups == g, "share"] * 100,
+        go.Bar(**bar, orientation="h", marker_color=RECIPE_GROUPS.get(bar["name"], "#636efa"), showlegend=bool(bar["x"]),
                hovertemplate="%{y}: %{x:,} tokens (%{customdata:.1f}%)<extra></extra>")
-        for g in dict.fromkeys(groups)
+        for bar in bars
     ])
     fig.update_layout(title=title or "Which response fields cost the tokens (all samples)", barmode="stack",
                       xaxis_title="tokens across all samples", yaxis_title="field (tool, JSON path)",
-                      yaxis_categoryorder="array", yaxis_categoryarray=list(label),
-                      legend_title="recipe", height=max(300, 60 + 24 * len(rows)))
-    short_ticks(fig, "y", list(label))
+                      yaxis_categoryorder="array", yaxis_categoryarray=labels,
+                      legend_title="recipe", height=max(300, 60 + 24 * len(labels)))
+    short_ticks(fig, "y", labels)
     return fig
 
 
@@ -69,20 +81,25 @@ def step_label(step: str) -> str:
     return step if len(step) <= STEP_CHARS else step[:STEP_CHARS - 1] + "…"
 
 
-def trim_steps(steps, *, title: str | None = None) -> go.Figure:
-    """Waterfall of a trimming recipe: tokens as received, then what each step saved, each bar
-    labelled with its saving ("saves nothing" where a step changed nothing); the full step names in
-    the hover text."""
+def step_bars(steps) -> dict:
+    """`trim_steps`' waterfall as trace properties (x, y, measure, text, customdata): tokens as received,
+    then what each step saved, then the total."""
     steps = list(steps)
     names = [s["step"] for s in steps]
     said = [f"{steps[0]['tokens']:,} tokens"] + [
         "saves nothing" if s["saved"] == 0 else f"{-s['saved']:+,}" for s in steps[1:]] + [f"{steps[-1]['tokens']:,}"]
-    fig = go.Figure(go.Waterfall(
-        x=safe_text(step_label(n) for n in names) + ["after"],
-        y=[steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
-        measure=["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
-        text=said, textposition="outside", customdata=safe_text(names + ["after every step"]),
-        hovertemplate="%{customdata}: %{text}<extra></extra>"))
+    return {"x": safe_text(step_label(n) for n in names) + ["after"],
+            "y": [steps[0]["tokens"]] + [-s["saved"] for s in steps[1:]] + [steps[-1]["tokens"]],
+            "measure": ["absolute"] + ["relative"] * (len(steps) - 1) + ["total"],
+            "text": said, "customdata": safe_text(names + ["after every step"])}
+
+
+def trim_steps(steps, *, title: str | None = None) -> go.Figure:
+    """Waterfall of a trimming recipe: tokens as received, then what each step saved, each bar
+    labelled with its saving ("saves nothing" where a step changed nothing); the full step names in
+    the hover text."""
+    fig = go.Figure(go.Waterfall(**step_bars(steps), textposition="outside",
+                                 hovertemplate="%{customdata}: %{text}<extra></extra>"))
     fig.update_layout(title=title or "What each trimming step saves", xaxis_title="step", yaxis_title="tokens",
                       height=CHART_HEIGHT, yaxis_rangemode="tozero")
     fig.update_xaxes(automargin=True, tickangle=0)
