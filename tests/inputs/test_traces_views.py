@@ -109,6 +109,16 @@ def test_sessions_models_projects_breakdown_and_the_total_row(cli, folder):
     assert any(x.strip().startswith("└ claude-sonnet-4-5") for x in lines)
 
 
+def test_the_collector_is_back_on_after_the_command(cli, folder):
+    import gc
+
+    assert gc.isenabled()
+    by(cli, folder, "--by", "day")  # the summary path reads with the cyclic collector off
+    assert gc.isenabled()  # a caller in the same process (a notebook, a test) gets it back
+    assert cli("traces", folder, "--since", "tomorrow")[0] == 2  # and after bad input too
+    assert gc.isenabled()
+
+
 def test_the_library_gives_the_cli_numbers(folder):
     tr = load_traces(folder)
     week = tr.totals("week", timezone="UTC", week_start="monday")
