@@ -185,9 +185,12 @@ def _settings(args, reg, cfg, scenario):
     from ..advice.fix.settings import client_settings, server_tools
     from ..advice.ownership import owned
     from ..advice.plan.stages import plan
+    from ..core.registry import Registry
     from ..inputs.clients.edit import apply, load
     from ..measuring.client_context import client_context
 
+    shown = {s.name: s for s in cfg.servers}
+    reg = reg.filter(lambda t: t.server not in shown or shown[t.server].keeps(t.name))  # plan what the model sees
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, own=args.own, queries=args.queries,
              defer=args.defer)
     environ = dict(os.environ)
@@ -198,7 +201,8 @@ def _settings(args, reg, cfg, scenario):
     cp = client_settings(cfg, p.actions, server_tools(cfg, reg), owned(args.own), home=home, project=project,
                          environ=environ, search_deferred=before.search.deferred if deferrable else None,
                          model=before.model)
-    after = client_context(reg, cp.after, model=args.model, environ={**environ, **cp.after.env})
+    started = Registry({s.name: reg.servers[s.name] for s in cp.after.servers if s.name in reg.servers})
+    after = client_context(started, cp.after, model=args.model, environ={**environ, **cp.after.env})
     money = stage_money(p)
     changes: dict[str, object] = {}
     for s in cp.settings:
@@ -277,7 +281,7 @@ def _text(report: dict, changes) -> str:
                                 [False, False, False, True, True, False]))
         sources = list(dict.fromkeys(s["source"] for s in st["settings"]))
         parts.append(fit("\n".join(f"source: {s}" for s in sources)))
-        diffs = "".join(c.diff() for c in changes)
+        diffs = "".join(d if d.endswith("\n") else d + "\n" for c in changes if (d := c.diff()))
         if diffs:
             parts.append(diffs.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
