@@ -112,15 +112,13 @@ def selection_change(args: argparse.Namespace) -> None:
 
 def _registry(args):
     from ._common import load_registry
-    from ._servers import client_config, discover_client
+    from ._servers import client_config, discover_client, from_snapshot
 
     if args.paths:
         return load_registry(args), None
     cfg = client_config(args)
     if args.snapshot:
-        from .context import _from_snapshot
-
-        return _from_snapshot(args.snapshot, cfg), cfg
+        return from_snapshot(args.snapshot, cfg), cfg
     return discover_client(cfg, args), cfg
 
 
