@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
-import tomllib
 
 import pytest
-from conftest import DATA, ROOT
+from _oracle import ASSUMPTIONS, expected_provenance, version_lines
+from conftest import DATA
 
 import toolsurvey as ts
 from toolsurvey.core.assumptions import newest_as_of
 
-ASSUMPTIONS = ROOT / "toolsurvey" / "assumptions"
 REGISTRY = DATA / "registries" / "support_desk.json"
 
 
@@ -25,34 +23,19 @@ def no_fetched_prices(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
-def _expected() -> dict[str, str]:
-    prices = tomllib.loads((ASSUMPTIONS / "prices.toml").read_text("utf-8"))["litellm"]
-    providers = re.findall(r'^as_of = "(\d{4}-\d\d-\d\d)"', (ASSUMPTIONS / "providers.toml").read_text("utf-8"), re.M)
-    accuracy = tomllib.loads((ASSUMPTIONS / "accuracy.toml").read_text("utf-8"))
-    return {"version": tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"],
-            "prices": f"LiteLLM {prices['version']} snapshot", "prices_as_of": prices["as_of"],
-            "providers_as_of": max(providers), "accuracy_curve_as_of": accuracy["as_of"]}
-
-
-def _version_lines(cli) -> list[str]:
+def _printed(cli) -> list[str]:
     code, out, err = cli("--version")
     assert code == 0 and err == ""
     return out.splitlines()
 
 
-def _as_version_lines(p: dict) -> list[str]:
-    """How the test expects --version to word the fields of a JSON output's `produced_by`."""
-    return [f"toolsurvey {p['version']}", f"prices: {p['prices']}, as of {p['prices_as_of']}",
-            f"providers.toml: as of {p['providers_as_of']}", f"accuracy curve: as of {p['accuracy_curve_as_of']}"]
-
-
 def test_version_prints_the_release_and_the_dates_read_from_the_data_files(cli):
-    assert _version_lines(cli) == _as_version_lines(_expected())
+    assert _printed(cli) == version_lines(expected_provenance())
 
 
 def test_the_accuracy_date_is_the_curve_the_simulation_loads_by_default(cli):
-    assert _version_lines(cli)[-1] == f"accuracy curve: as of {ts.load_accuracy().as_of}"
-    assert ts.__version__ == _expected()["version"]
+    assert _printed(cli)[-1] == f"accuracy curve: as of {ts.load_accuracy().as_of}"
+    assert ts.__version__ == expected_provenance()["version"]
 
 
 def test_providers_date_is_the_newest_entry_anywhere_in_the_file():
@@ -63,7 +46,7 @@ def test_providers_date_is_the_newest_entry_anywhere_in_the_file():
 
 
 def test_report_plan_and_check_json_carry_what_version_prints(cli, tmp_path):
-    printed = _version_lines(cli)
+    printed = _printed(cli)
     code, out, _ = cli("report", REGISTRY, "--format", "json")
     assert code == 0
     docs = {"report": json.loads(out)}
@@ -74,7 +57,7 @@ def test_report_plan_and_check_json_carry_what_version_prints(cli, tmp_path):
     assert code == 1  # the verdict's exit code is the same in JSON
     docs["check"] = json.loads((tmp_path / "c.json").read_text("utf-8"))
     for name, doc in docs.items():
-        assert _as_version_lines(doc["produced_by"]) == printed, name
+        assert version_lines(doc["produced_by"]) == printed, name
     assert docs["check"]["within_budget"] is False and len(docs["check"]["breaches"]) == docs["check"]["tools"]
 
 
@@ -85,23 +68,25 @@ def test_a_fetched_price_file_is_named_in_place_of_the_snapshot(cli, tmp_path):
     cache.mkdir(parents=True)
     (cache / "model_prices_and_context_window.json").write_bytes(gzip.decompress((ASSUMPTIONS / "litellm_prices.json.gz").read_bytes()))
     (cache / "model_prices_and_context_window.meta.json").write_text(json.dumps({"fetched": "2027-01-05"}), "utf-8")
-    lines = _version_lines(cli)
+    lines = _printed(cli)
     assert lines[1] == "prices: LiteLLM price file fetched by `toolsurvey prices update`, as of 2027-01-05"
     code, out, _ = cli("check", REGISTRY, "--max-request-tokens", "1000000", "--format", "json")
-    assert code == 0 and _as_version_lines(json.loads(out)["produced_by"]) == lines
+    assert code == 0 and version_lines(json.loads(out)["produced_by"]) == lines
 
 
 def test_a_stored_report_names_its_release_and_data_in_every_format(tmp_path):
     rep = ts.report(ts.load(REGISTRY))
-    words = _as_version_lines(_expected())[1:]
+    words = version_lines(expected_provenance())[1:]
     for text in (rep.to_html(), rep.to_markdown()):
         assert all(w in text for w in words)
-        assert f"by toolsurvey {_expected()['version']} (" in text
+        assert f"by toolsurvey {expected_provenance()['version']} (" in text
     doc = json.loads(rep.to_json())
-    assert doc["produced_by"] == _expected()
+    assert doc["produced_by"] == expected_provenance()
     assert [h["key"] for h in doc["headlines"]] == list(rep.headlines)
     for h in doc["headlines"]:  # a figure not priced is null, never NaN (which is not JSON)
         value = rep.headlines[h["key"]].value
         assert h["value"] == (None if value != value else pytest.approx(value))
     assert {name: len(t["rows"]) for name, t in doc["tables"].items()} == {n: len(t.data) for n, t in rep.tables.items()}
     assert rep.save(tmp_path / "r.json")[0].read_text("utf-8") == rep.to_json()  # the suffix picks JSON
+    rows = rep.to_csv()["produced_by.csv"].splitlines()
+    assert rows == ["field,value", *(f"{k},{v}" for k, v in expected_provenance().items())]

@@ -106,9 +106,13 @@ class Report(Viewable):
         return render_json(self)
 
     def to_csv(self) -> dict[str, str]:
-        """File name -> CSV text of every table, plus `summary.csv` with the headline figures."""
+        """File name -> CSV text of every table, plus `summary.csv` with the headline figures and
+        `produced_by.csv` with the release and its data's dates."""
         out = {"summary.csv": _csv(pd.DataFrame(
             [{"figure": f.key, "label": f.label, "value": f.value} for f in self.headlines.values()]))}
+        if self.meta.get("produced_by"):  # the release and its data's dates, as `toolsurvey --version`
+            out["produced_by.csv"] = _csv(pd.DataFrame(list(self.meta["produced_by"].items()),
+                                                       columns=["field", "value"]))
         if self.levers:
             out["levers.csv"] = _csv(pd.DataFrame(self.levers, columns=["lever", "saving_per_month_usd"]))
         for name, t in self.tables.items():
