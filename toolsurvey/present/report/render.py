@@ -109,6 +109,8 @@ def render_html(r: Any) -> str:
     import jinja2
     from markupsafe import Markup
 
+    from ...core.version import version
+
     scripts, views = [], []
     n = 0
     for s in r.sections:
@@ -127,18 +129,11 @@ def render_html(r: Any) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("toolsurvey", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.get_template("report.html").render(
-        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": _version(r),
+        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": version(),
            "meta": _meta_line(r)},
         scripts=[Markup(js) for js in scripts], zip=zip,
         script_hashes=" ".join(_sha256(js) for js in scripts) or "'none'")
     return page
-
-
-def _version(r: Any) -> str:
-    """The release that wrote the report: the one its meta names, else this one (a Report built by hand)."""
-    from ...core.version import version
-
-    return ((getattr(r, "meta", None) or {}).get("produced_by") or {}).get("version") or version()
 
 
 def _meta_line(r: Any) -> str:
