@@ -13,6 +13,7 @@ from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..inputs.clients.config import ClientConfig
 from ..inputs.discovery.names import apply_prefix, rename_tools
+from ..providers.catalog import rendering, rendering_for
 from ..providers.clients import (
     ToolSearch,
     client_limit_problems,
@@ -23,20 +24,11 @@ from ..providers.clients import (
     vscode_tool_name,
     vscode_tool_prefixes,
 )
-from ..providers.constants import rendering_for
 from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, price_for
-from ..providers.render import RENDERINGS
 from .parts import footprint_columns
 
 ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
-# How each rendering's per-tool tokens are counted here; the per-request constants (Anthropic's
-# tool-use system prompt, OpenAI's 12 closing tokens) come with the client's own tools, not the MCP ones.
-_METHODS = {
-    "anthropic": "Anthropic tool JSON, estimated with a tiktoken encoding (Claude's tokenizer is not public; "
-                 "`toolsurvey calibrate` measures the gap)",
-    "openai": "OpenAI's function-definition count (cookbook method and constants)",
-}
 
 
 @dataclass
@@ -94,7 +86,9 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
                          context_window=price.context_window)
     form = rules.get("name_template") or rules.get("name_form")
     named_as = f"under the name {rules['label']} gives it ({form})" if form else "under its own name"
-    method = f"{_METHODS.get(render, RENDERINGS[render])}, each tool {named_as}"
+    # Each tool counted without the per-request constants (Anthropic's tool-use system prompt, OpenAI's
+    # closing tokens): those come with the client's own tools, not the MCP ones.
+    method = f"{rendering(render).per_tool_method()}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
                         method, sources=[rules["source"] + f" ({rules['as_of']})"])
     _fill(ctx, rows, named, rules, encoding, {s.name: s.scope for s in cfg.servers})
