@@ -269,6 +269,12 @@ def test_bad_answers_are_clear_errors(reply, expected, fake, tmp_path):
         run(make_registry(False), "anthropic", fake, tmp_path, sleep=lambda s: None, concurrency=1, retries=2)
 
 
+def test_each_provider_is_read_at_its_own_answer_field(fake, tmp_path):
+    fake.fail_next(*[Reply(200, {"input_tokens": 5})] * 3)  # Anthropic's and OpenAI's field, not Gemini's
+    with pytest.raises(ProviderError, match=r"without a non-negative integer 'totalTokens'"):
+        run(make_registry(False), "gemini", fake, tmp_path, sleep=lambda s: None, concurrency=1, retries=2)
+
+
 def test_html_from_a_wrong_base_url(fake, tmp_path):
     with pytest.raises(ProviderError, match=r"404 with text/html .*--base-url or ANTHROPIC_BASE_URL"):
         exact_footprint(make_registry(), TARGETS["anthropic"], base=fake.url + "/wrong", cache_dir=tmp_path,
