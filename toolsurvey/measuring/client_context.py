@@ -28,8 +28,6 @@ from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, price_for
 from .parts import footprint_columns
 
-ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
-
 
 @dataclass
 class ClientContext:
@@ -78,7 +76,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
     columns, _ = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
     tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
-    always = _always_loaded(named, cfg)
+    always = _always_loaded(named, cfg, rules)
     rows = [{"server": t.server, "tool": raw.name, "name": t.name, "tokens": int(n), "always_load": t.key in always}
             for t, raw, n in zip(named.tools, shown.tools, tokens, strict=True)]
     deferrable = sum(r["tokens"] for r in rows if not r["always_load"])
@@ -150,10 +148,12 @@ def _kept_tools(reg: Registry, cfg: ClientConfig) -> tuple[Registry, dict[str, i
     return kept, hidden
 
 
-def _always_loaded(reg: Registry, cfg: ClientConfig) -> set[str]:
-    """Keys of the tools that skip deferral: a server with `alwaysLoad`, or the tool's own _meta."""
+def _always_loaded(reg: Registry, cfg: ClientConfig, rules: dict) -> set[str]:
+    """Keys of the tools that skip deferral: a server with `alwaysLoad`, or the tool's own _meta
+    (the client's always_load_meta key)."""
     servers = {s.name for s in cfg.servers if s.always_load}
-    return {t.key for t in reg if t.server in servers or _meta(t).get(ALWAYS_LOAD_META) is True}
+    key = rules.get("always_load_meta")
+    return {t.key for t in reg if t.server in servers or (key is not None and _meta(t).get(key) is True)}
 
 
 def _meta(tool) -> dict:
