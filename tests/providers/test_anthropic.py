@@ -43,7 +43,7 @@ def test_tool_calls_and_the_results_sent_back():
 
 def test_the_counting_request_is_the_documented_one():
     endpoint = anthropic.PROVIDER.counting
-    assert endpoint.headers("k") == {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    assert anthropic.PROVIDER.auth_headers("k") == {"x-api-key": "k", "anthropic-version": "2023-06-01"}
     assert endpoint.body("claude-sonnet-4-5", [{"name": "t"}], "Be brief.") == {
         "model": "claude-sonnet-4-5", "messages": [{"role": "user", "content": "Hi"}], "system": "Be brief.",
         "tools": [{"name": "t"}]}

@@ -48,6 +48,6 @@ def test_the_results_each_api_sends_back():
 
 def test_the_counting_request_is_the_documented_one():
     endpoint = openai.PROVIDER.counting
-    assert endpoint.headers("k") == {"authorization": "Bearer k"}
+    assert openai.PROVIDER.auth_headers("k") == {"authorization": "Bearer k"}
     assert endpoint.body("gpt-5", None, "Be brief.") == {"model": "gpt-5", "input": "Hi", "instructions": "Be brief."}
     assert endpoint.path("gpt-5") == "/responses/input_tokens" and endpoint.tools_format == "openai-responses"

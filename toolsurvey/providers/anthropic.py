@@ -122,7 +122,7 @@ def tool_results(request: dict) -> Iterator[ToolResult]:
 MESSAGES = ToolApi("messages", NAME, "/v1/messages", "anthropic", _owns_usage, usage, tool_calls, tool_results)
 
 
-# --- the token-counting endpoint: POST /v1/messages/count_tokens -----------------------------
+# --- the token-counting endpoint: POST /v1/messages/count_tokens, and the key's headers ---------
 
 def _count_body(model: str, tools: Any, system: str | None) -> dict:
     body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": PROBE}]}
@@ -137,4 +137,4 @@ def _headers(key: str) -> dict[str, str]:
     return {"x-api-key": key, "anthropic-version": str(provider_table(NAME)["api_version"])}
 
 
-PROVIDER = Provider(NAME, (RENDERING,), (MESSAGES,), CountingEndpoint(NAME, _headers, _count_body))
+PROVIDER = Provider(NAME, _headers, (RENDERING,), (MESSAGES,), CountingEndpoint(NAME, _count_body))

@@ -59,9 +59,13 @@ class ToolApi:
 
 @dataclass(frozen=True)
 class Provider:
-    """One provider: its renderings, its APIs that take tools, and the facts of [providers.NAME]."""
+    """One provider: its renderings, its APIs that take tools, its counting endpoint, the headers
+    that carry a key to any of them, and the facts of [providers.NAME]. A client of one of its APIs
+    sends `dump(registry, api.tools_format)` as `tools` to `base_url() + api.path` with
+    `auth_headers(api_key())`, and reads the answer with `api.usage` and `api.tool_calls`."""
 
     name: str  # as price rows, caching rules, limits and searches name it
+    auth_headers: Callable[[str], dict[str, str]]  # the key -> the headers that carry it
     renderings: tuple[Rendering, ...] = ()  # what its models see; the first is the one "auto" picks
     apis: tuple[ToolApi, ...] = ()
     counting: CountingEndpoint | None = None
@@ -115,10 +119,9 @@ class Provider:
 @dataclass(frozen=True)
 class CountingEndpoint:
     """A provider's token-counting endpoint: [providers.NAME.counting] for where it is and what it
-    answers, and the provider module's code for the headers and the body."""
+    answers, and the provider module's code for the body."""
 
     provider: str
-    headers: Callable[[str], dict[str, str]]  # the key -> the headers that carry it
     body: Callable[[str, Any, str | None], dict]  # (model, tools as tools_format gives them, system)
 
     def _fact(self, key: str) -> Any:

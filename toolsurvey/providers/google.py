@@ -28,4 +28,4 @@ def _headers(key: str) -> dict[str, str]:
     return {"x-goog-api-key": key}
 
 
-PROVIDER = Provider(NAME, (), (), CountingEndpoint(NAME, _headers, _count_body))
+PROVIDER = Provider(NAME, _headers, counting=CountingEndpoint(NAME, _count_body))

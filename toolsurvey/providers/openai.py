@@ -156,7 +156,7 @@ RESPONSES = ToolApi("responses", NAME, "/responses", "openai-responses",
                     responses_usage, responses_tool_calls, responses_tool_results)
 
 
-# --- the token-counting endpoint: POST /responses/input_tokens --------------------------------
+# --- the token-counting endpoint: POST /responses/input_tokens, and the key's headers ----------
 
 def _count_body(model: str, tools: Any, system: str | None) -> dict:
     body: dict[str, Any] = {"model": model, "input": PROBE}
@@ -171,4 +171,4 @@ def _headers(key: str) -> dict[str, str]:
     return {"authorization": f"Bearer {key}"}
 
 
-PROVIDER = Provider(NAME, (RENDERING,), (CHAT, RESPONSES), CountingEndpoint(NAME, _headers, _count_body))
+PROVIDER = Provider(NAME, _headers, (RENDERING,), (CHAT, RESPONSES), CountingEndpoint(NAME, _count_body))

@@ -154,7 +154,7 @@ class Client:
         import httpx
 
         headers = {"content-type": "application/json", "accept": "application/json",
-                   **self.endpoint.headers(self._key or "")}
+                   **self.provider.auth_headers(self._key or "")}
         content = body_bytes(req.body)
         where = f"{self.name} {self.url}"
         problem = ""
