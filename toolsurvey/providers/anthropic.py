@@ -5,13 +5,12 @@ endpoint. Its facts (default model, key, base URL, caching, limits, searches) ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from ..core.registry import Tool
 from .constants import model_family, provider_constants, provider_table
 from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count
-from .render import Overhead, Rendered, Rendering, render_object, tool_object
+from .render import Overhead, Rendering
 
 NAME = "anthropic"
 
@@ -28,9 +27,6 @@ class AnthropicRendering(Rendering):
 
     def default_model(self) -> str:
         return str(provider_table(NAME)["default_model"])
-
-    def renderer(self, model: str | None) -> Callable[[Tool], Rendered]:
-        return render_anthropic
 
     def overhead(self, model: str | None, tool_choice: str = "auto") -> Overhead:
         if not model:
@@ -55,11 +51,6 @@ class AnthropicRendering(Rendering):
 def _prompt_key(tool_choice: str) -> str:
     """The column of Anthropic's table a tool_choice reads: `auto` for auto and none, `any` otherwise."""
     return "auto" if tool_choice in ("auto", "none") else "any"
-
-
-def render_anthropic(tool: Tool) -> Rendered:
-    """The tool as Anthropic's API takes it: name, description, input_schema."""
-    return render_object(tool_object(tool, "input_schema"))
 
 
 RENDERING = AnthropicRendering(

@@ -111,11 +111,6 @@ def render_object(obj: dict) -> Rendered:
     return Rendered([segs])
 
 
-def render_json(tool: Tool) -> Rendered:
-    """Compact JSON of name, description and input schema (the method of “Tool Calling in Language Model Agents”, Figure 1)."""
-    return render_object(tool_object(tool, "inputSchema"))
-
-
 def render_sent(tool: Tool) -> Rendered:
     """Compact JSON of the object the source sent, every key in its order."""
     raw = tool.as_sent()
@@ -202,4 +197,4 @@ class SentRendering(Rendering):
 
 JSON = Rendering("json", "compact JSON of name, description and input schema (the method of “Tool Calling "
                          "in Language Model Agents”, Figure 1)")
-SENT = SentRendering("sent", "compact JSON of every key the source sent, in its order")
+SENT = SentRendering("sent", "compact JSON of every key the source sent for the tool, in its order")
