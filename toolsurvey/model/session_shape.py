@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..providers.caching import cache_lifetimes
 from .dist import Dist
-
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}  # the lifetimes of Anthropic's prompt cache (docs/simulation.md)
 
 
 @dataclass
@@ -58,7 +57,7 @@ def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, c
     if whole > n_turns:
         turn_weight[-1] = n_turns - (whole - 1)
     expired = {}
-    for ttl, seconds in TTL_SECONDS.items():
+    for ttl, seconds in cache_lifetimes().items():
         first = np.zeros(k)
         first[0] = think_time.above(seconds)
         e = np.tile(first, whole)

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.tables import Traces
-from .session_shape import TTL_SECONDS, Thread
+from ..providers.caching import cache_lifetimes
+from .session_shape import Thread
 
 MAIN, SUBAGENT, COMPACTION = "main", "subagent", "compaction"
 COMPACTION_AGENT = "acompact"  # Claude Code names the thread that writes a compaction summary agent-acompact-*
@@ -86,7 +87,7 @@ def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
 def expired(g: pd.DataFrame, ttl: str) -> np.ndarray:
     """1 where the thread's cache had expired before the request under lifetime `ttl` (its first request
     has no cache of its own), else 0."""
-    return (g["first"] | (g["gap"] > TTL_SECONDS[ttl])).to_numpy(dtype=float)
+    return (g["first"] | (g["gap"] > cache_lifetimes()[ttl])).to_numpy(dtype=float)
 
 
 def trace_threads(rows: pd.DataFrame) -> list[Thread]:
@@ -95,6 +96,6 @@ def trace_threads(rows: pd.DataFrame) -> list[Thread]:
     out = []
     for (_agent, role), g in rows[rows["role"] != COMPACTION].groupby(["agent", "role"], sort=False):
         out.append(Thread(role, g["turn"].to_numpy(), g["step"].to_numpy(), g["final"].to_numpy(dtype=float),
-                          np.ones(len(g)), {ttl: expired(g, ttl) for ttl in TTL_SECONDS},
+                          np.ones(len(g)), {ttl: expired(g, ttl) for ttl in cache_lifetimes()},
                           tuple(g["model"].astype(str)), 1.0))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import InputError
+from . import anthropic
 from .constants import provider_constants
 from .prices import Price
 
@@ -31,6 +32,12 @@ def resolve_caching(mode: str, provider: str) -> str:
                          f"{', '.join(with_explicit)}; {provider or 'this model'!s} caches with 'prefix' or "
                          "'incremental'")
     return mode
+
+
+def cache_lifetimes() -> dict[str, float]:
+    """Seconds an unread cache entry lives, per cache_ttl ("5m", "1h"): Anthropic's documented
+    lifetimes, which the session model applies to every provider's cache."""
+    return {ttl: float(s) for ttl, s in caching_rules(anthropic.NAME)["lifetimes"].items()}
 
 
 def caching_is_a_lever(provider: str) -> bool:
