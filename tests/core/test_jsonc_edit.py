@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from toolsurvey.core.jsonc import strip_comments
@@ -57,6 +57,7 @@ VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_si
                       lambda v: st.lists(v, max_size=3) | st.dictionaries(KEYS, v, max_size=3), max_leaves=8)
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(KEYS, VALUES, max_size=4), st.lists(KEYS, min_size=1, max_size=3), VALUES,
        st.sampled_from([None, 2]))
 def test_set_matches_a_dict_edit(doc, path, value, indent):
