@@ -336,3 +336,16 @@ def test_a_file_changed_since_it_was_read_is_refused(tmp_path):
     with pytest.raises(InputError, match="changed since it was read"):
         write_all([change])
     assert path.read_text() == '{"a": 2}\n' and not (tmp_path / "settings.json.toolsurvey-backup").exists()
+
+
+def test_docs_quote_what_the_sample_command_prints(capsys, tmp_path):
+    """docs/fix.md's sample figures come from the command beside them."""
+    code, out, _ = run(capsys, SAMPLE, "--own", OWN)
+    doc = open("docs/fix.md", encoding="utf-8").read()
+    for line in out.splitlines()[:2] + [x for x in out.splitlines() if x.startswith(("drop-dollar-schema  ", "inline-refs  "))]:
+        assert line.strip() in doc, line
+    fixed = tmp_path / "fixed.json"
+    run(capsys, SAMPLE, "--own", OWN, "--write", "-o", str(fixed))
+    assert main(["footprint", str(fixed)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]  # "63 tools in 7 servers: 12,205 tokens per request ..."
+    assert f"says\n  {head.split(': ')[1].split()[0]} tokens" in doc

@@ -87,6 +87,14 @@ def parse_spans(text: str, where: str = "the file") -> Node:
     return root
 
 
+def _what(text: str, node: Node) -> str:
+    """What a value is, for messages: an object, a list, a string, a number, true, false or null."""
+    if node.kind != "scalar":
+        return "an object" if node.kind == "object" else "a list"
+    c = text[node.start]
+    return "a string" if c == '"' else text[node.start:node.end] if c in "tfn" else "a number"
+
+
 def _indent_of(text: str, i: int) -> str:
     line_start = text.rfind("\n", 0, i) + 1
     return re.match(r"[ \t]*", text[line_start:]).group()
@@ -103,13 +111,13 @@ def _dumps(value: Any, indent: str, step: str) -> str:
     return out.replace("\n", "\n" + indent)
 
 
-def _find(root: Node, path: tuple[str, ...], where: str) -> tuple[Node, int]:
+def _find(text: str, root: Node, path: tuple[str, ...], where: str) -> tuple[Node, int]:
     """The deepest node on `path` that exists, and how many keys of `path` it consumed."""
     node, depth = root, 0
     for key in path:
         if node.kind != "object":
             shown = ".".join(path[:depth]) or "the top level"
-            raise InputError(f"{where}: expected an object at {shown}, found {node.kind}")
+            raise InputError(f"{where}: expected an object at {shown}, found {_what(text, node)}")
         if key not in node.members:
             break
         node, depth = node.members[key], depth + 1
@@ -125,13 +133,13 @@ def _nest(path: tuple[str, ...], value: Any) -> Any:
 def set_value(text: str, path: tuple[str, ...], value: Any, where: str = "the file") -> str:
     """`text` with the value at `path` replaced by `value` (keys created as needed, at the end of their object)."""
     root = parse_spans(text, where)
-    node, depth = _find(root, path, where)
+    node, depth = _find(text, root, path, where)
     step = _unit(text, root)
     if depth == len(path):
         indent = _indent_of(text, node.start)
         return text[:node.start] + _dumps(value, indent, step) + text[node.end:]
     if node.kind != "object":
-        raise InputError(f"{where}: expected an object at {'.'.join(path[:depth]) or 'the top level'}, found {node.kind}")
+        raise InputError(f"{where}: expected an object at {'.'.join(path[:depth]) or 'the top level'}, found {_what(text, node)}")
     return _insert_member(text, node, path[depth], _nest(path[depth + 1:], value), step)
 
 
@@ -154,11 +162,11 @@ def _insert_member(text: str, obj: Node, key: str, value: Any, step: str) -> str
 def append(text: str, path: tuple[str, ...], item: Any, where: str = "the file") -> str:
     """`text` with `item` appended to the array at `path` (created when absent)."""
     root = parse_spans(text, where)
-    node, depth = _find(root, path, where)
+    node, depth = _find(text, root, path, where)
     if depth < len(path):
         return set_value(text, path, [item], where)
     if node.kind != "array":
-        raise InputError(f"{where}: expected a list at {'.'.join(path)}, found {node.kind}")
+        raise InputError(f"{where}: expected a list at {'.'.join(path)}, found {_what(text, node)}")
     step = _unit(text, root)
     if not node.items:
         return text[:node.start] + json.dumps([item], ensure_ascii=False) + text[node.end:]
@@ -178,7 +186,7 @@ def append(text: str, path: tuple[str, ...], item: Any, where: str = "the file")
 def remove(text: str, path: tuple[str, ...], where: str = "the file") -> str:
     """`text` without the member at `path` (unchanged when it is absent)."""
     root = parse_spans(text, where)
-    parent, depth = _find(root, path[:-1], where)
+    parent, depth = _find(text, root, path[:-1], where)
     if depth < len(path) - 1 or parent.kind != "object" or path[-1] not in parent.members:
         return text
     keys = list(parent.members)
