@@ -6,12 +6,46 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
+from ..errors import InputError
+from ..inputs.traces.billing import price_of
+from ..providers.caching import bills_writes, cache_lifetimes, caching_rules
+from ..providers.prices import load_prices
 from .dist import Dist
 
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}  # the lifetimes of Anthropic's prompt cache (docs/simulation.md)
+TTLS = ("5m", "1h")  # a thread's cache lifetime: the provider's default retention, or its longer one
+
+
+@cache
+def _provider(model: str) -> tuple[str, str]:
+    """(provider, model as the price table names it); ("", model) for a model with no price."""
+    try:
+        price = price_of(model, load_prices())
+    except InputError:
+        return "", model
+    return price.provider, price.model
+
+
+def lifetimes_of(model: str) -> dict[str, float]:
+    """Seconds a cache entry of `model` lives unused, per TTLS, as its provider documents them
+    (`providers.caching.cache_lifetimes`; a model with no price: a provider without rules)."""
+    return cache_lifetimes(*_provider(model))
+
+
+def caching_rule_of(model: str) -> dict:
+    """The caching rules of `model`'s provider for it (`providers.caching.caching_rules`)."""
+    return caching_rules(*_provider(model))
+
+
+@cache
+def cache_rule_of(model: str) -> tuple[float, bool]:
+    """(the step cache reads come in, 1 where none is documented; whether writes cost more than input)
+    under the caching rules of `model`'s provider."""
+    provider, name = _provider(model)
+    return float(caching_rules(provider, name).get("cache_increment") or 1), bills_writes(provider, name)
 
 
 @dataclass
@@ -47,9 +81,11 @@ def _turn(requests: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.arange(1, k + 1), answer, weight
 
 
-def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, count: float = 1.0) -> Thread:
+def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, lifetimes: dict[str, float],
+                    count: float = 1.0) -> Thread:
     """The expected shape: E[turns] turns (the last weighted by its fraction) of `requests` requests
-    each; a turn's first request finds the cache expired with probability P(think_time > lifetime)."""
+    each; a turn's first request finds the cache expired with probability P(think_time > lifetime)
+    (`lifetimes`: seconds per TTLS, e.g. `lifetimes_of(model)`)."""
     n_turns = turns.expected()
     whole = int(math.ceil(n_turns - 1e-12))
     step, answer, weight = _turn(requests)
@@ -58,7 +94,7 @@ def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, c
     if whole > n_turns:
         turn_weight[-1] = n_turns - (whole - 1)
     expired = {}
-    for ttl, seconds in TTL_SECONDS.items():
+    for ttl, seconds in lifetimes.items():
         first = np.zeros(k)
         first[0] = think_time.above(seconds)
         e = np.tile(first, whole)
