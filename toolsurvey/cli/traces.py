@@ -197,7 +197,7 @@ def _compared(tr, cv: bool, prices: str | None):
         table = compare(tr, cv=cv, **({"price_file": prices} if prices else {}))
     a = table.attrs
     how = "each session predicted from the others (leave one session out)" if cv else "fitted to every session"
-    header = (f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); {a['sessions']}\n"
-              f"{a['verdict']}")
+    header = "\n".join([f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); {a['sessions']}",
+                         a["verdict"], *(f"{m}: {what}" for m, what in a["fitted_rules"].items())])
     cols = ["session", "requests", "simulated_requests", "billed", "simulated", "error"]
     return table[cols], header

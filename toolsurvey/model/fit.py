@@ -22,7 +22,9 @@ from .session_shape import caching_rule_of
 from .subagents import Subagent
 from .trace_shapes import COMPACTION, MAIN, SUBAGENT, expired, requests_table
 
-MODEL_SESSIONS = 2  # sizes measured on one session are that session's; from two, its model's
+# Sizes measured on one session are that session's; on two sessions of at least this many main requests
+# each (not scripted captures or one-prompt runs), they are their model's.
+MODEL_SESSIONS, MODEL_SESSION_REQUESTS = 2, 10
 
 
 def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Scenario:
@@ -71,8 +73,9 @@ def fit_details(tr: Traces) -> dict[str, Any]:
     tool_tokens = float(defs.median()) if len(defs) else 0.0
     sizes = _sizes(main, caching)
     models = main["model"].astype(str)
-    own = main.groupby(models)["session"].nunique()  # a model's main threads get sizes of their own from 2 sessions
-    by_model = {m: _sizes(main[models == m], caching) for m in own.index[own >= MODEL_SESSIONS]} if len(own) > 1 else {}
+    long = main.groupby([models, main["session"]]).size().ge(MODEL_SESSION_REQUESTS).groupby(level=0).sum()
+    by_model = {m: _sizes(main[models == m], caching) for m in long.index[long >= MODEL_SESSIONS]} \
+        if models.nunique() > 1 else {}
     turns = main.groupby("session")["turn"].max().astype(float)
     per_turn = main.groupby(["session", "agent", "turn"]).size().astype(float)
     think = main.loc[(main["step"] == 1) & ~main["first"], "gap"].dropna()
@@ -83,7 +86,7 @@ def fit_details(tr: Traces) -> dict[str, Any]:
         "tool_tokens": tool_tokens,
         "prefix_source": (f"measured: tool definitions in the trace ({tool_tokens:,.0f} tokens)" if len(defs) else
                           "from the first requests' input (cache writes included); no tool definitions"),
-        "caching": caching, "uncached_share": _uncached_share(r), "fitted_rules": _fitted_rules(r),
+        "caching": caching, "uncached_share": _uncached_share(r), "fitted_rules": fitted_rules(r),
         **_compactions(r, tr.events, sizes["prefix"] - sizes["user_message_tokens"]),
         "subagents": _subagents(r, caching),
         "result_tokens_by_tool": c.groupby(c["server"].fillna("(built-in)") + "/" + c["tool"])["result_tokens"]
@@ -94,9 +97,9 @@ def fit_details(tr: Traces) -> dict[str, Any]:
     }
 
 
-def _fitted_rules(r: pd.DataFrame) -> dict[str, str]:
-    """Per model of the traces whose provider leaves part of its caching rule undocumented (its rules'
-    `undocumented`), what is measured on these traces instead."""
+def fitted_rules(r: pd.DataFrame) -> dict[str, str]:
+    """Per model of `requests_table` rows whose provider leaves part of its caching rule undocumented (its
+    rules' `undocumented`), what is measured on the traces instead."""
     out = {}
     for model in sorted(set(r["model"].astype(str)) - {""}):
         what = caching_rule_of(model).get("undocumented")

@@ -182,7 +182,7 @@ def totals(table: pd.DataFrame) -> pd.Series:
     """A session's expected tokens and cost: each request times its weight and its thread's count."""
     w = table["weight"] * table["count"]
     cols = ["input", "tools", "overhead", *PARTS, "cost"]
-    out = (table[cols].mul(w, axis=0)).sum()
+    out = (table[cols].mul(w, axis=0)).sum().astype(object)  # it holds `fits`, a bool, too
     out["requests"] = float(w.sum())
     out["fits"] = bool(table.loc[w > 0, "fits"].all()) if len(table) else True
     return out
