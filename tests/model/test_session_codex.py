@@ -11,7 +11,7 @@ import pytest
 
 import toolsurvey as ts
 from toolsurvey.model.fit import fit_details
-from toolsurvey.providers.caching import bills_writes, cache_lifetimes, caching_rules
+from toolsurvey.providers.caching import cache_lifetimes, caching_rules
 
 # The session of docs/simulation.md: ten tools of 200 tokens (average-size mode, OpenAI's 12-token
 # per-request function constant), a 1,000-token system prompt, 100-token prompts, 50-token calls,
@@ -29,7 +29,7 @@ def test_openai_caching_rules_per_model_family():
     assert cache_lifetimes("openai", "gpt-5.5") == {"5m": 300, "1h": 86_400}
     assert cache_lifetimes("openai", "gpt-5.6-sol") == {"5m": 1800, "1h": 1800}  # 30 minutes, the one ttl
     assert cache_lifetimes("anthropic", "claude-sonnet-4-5") == {"5m": 300, "1h": 3600}
-    assert not bills_writes("openai", "gpt-4o") and bills_writes("openai", "gpt-6") and bills_writes("anthropic")
+    assert caching_rules("openai", "gpt-4o")["write_premium"] is False and caching_rules("openai", "gpt-6")["write_premium"]
 
 
 def test_a_codex_session_worked_by_hand():

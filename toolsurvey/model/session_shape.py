@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
-from ..providers.caching import bills_writes, cache_lifetimes, caching_rules
+from ..providers.caching import cache_lifetimes, caching_rules
 from ..providers.prices import load_prices
 from .dist import Dist
 
@@ -35,17 +35,15 @@ def lifetimes_of(model: str) -> dict[str, float]:
     return cache_lifetimes(*_provider(model))
 
 
+@cache
 def caching_rule_of(model: str) -> dict:
     """The caching rules of `model`'s provider for it (`providers.caching.caching_rules`)."""
     return caching_rules(*_provider(model))
 
 
-@cache
-def cache_rule_of(model: str) -> tuple[float, bool]:
-    """(the step cache reads come in, 1 where none is documented; whether writes cost more than input)
-    under the caching rules of `model`'s provider."""
-    provider, name = _provider(model)
-    return float(caching_rules(provider, name).get("cache_increment") or 1), bills_writes(provider, name)
+def increment_of(model: str) -> float:
+    """The step a cache hit of `model` reads in, as its provider documents it (1 where none is)."""
+    return float(caching_rule_of(model).get("cache_increment") or 1)
 
 
 @dataclass

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.tables import Traces
-from .session_shape import TTLS, Thread, cache_rule_of, lifetimes_of
+from .session_shape import TTLS, Thread, increment_of, lifetimes_of
 
 MAIN, SUBAGENT, COMPACTION = "main", "subagent", "compaction"
 COMPACTION_AGENT = "acompact"  # Claude Code names the thread that writes a compaction summary agent-acompact-*
@@ -41,7 +41,7 @@ def requests_table(tr: Traces) -> pd.DataFrame:
     models = r["model"].astype(str)
     for ttl in TTLS:  # how long the request's cache lives unused, as its model's provider documents it
         r[f"lifetime_{ttl}"] = models.map(lambda m, t=ttl: lifetimes_of(m)[t]).astype(float)
-    r["increment"] = models.map(lambda m: cache_rule_of(m)[0]).astype(float)  # the read's documented step
+    r["increment"] = models.map(increment_of).astype(float)  # the step a hit reads in, as documented
     return r
 
 

@@ -28,13 +28,6 @@ def caching_rules(provider: str, model: str | None = None) -> dict[str, Any]:
     return rules
 
 
-def bills_writes(provider: str, model: str | None = None) -> bool:
-    """Whether a cache write costs more than plain input under the provider's rules for `model`
-    (Anthropic's, GPT-5.6 and later); False where writes are billed as input (OpenAI before GPT-5.6,
-    Gemini's implicit cache)."""
-    return caching_rules(provider, model).get("write_premium", True) is not False
-
-
 def cache_lifetimes(provider: str, model: str | None = None) -> dict[str, float]:
     """Seconds a cache entry lives unused, per cache_ttl: "5m", the provider's default retention, and
     "1h", its longer one, under its rules for `model`. A retention the rules leave out lasts as the
