@@ -82,7 +82,8 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     per["within_10pct"] = per["error"].abs() <= TOLERANCE
     last = per.iloc[-1]
     per.attrs.update(
-        cv=cv, folds=len(set(fold.values())), scenario=sc, fitted_rules=fitted_rules(r), total_error=float(last["error"]), left_out=int((~priced).sum()),
+        cv=cv, folds=len(set(fold.values())), scenario=sc, fitted_rules=fitted_rules(r),
+        total_error=float(last["error"]), left_out=int((~priced).sum()),
         component_errors={k: float(last[f"simulated_{k}"] / last[f"billed_{k}"] - 1) if last[f"billed_{k}"] else np.nan
                           for k in PARTS},
         **session_errors(per.iloc[:-1]))
