@@ -1,10 +1,12 @@
-"""A local HTTP server on 127.0.0.1 speaking the three providers' token-counting wire formats.
+"""The three providers' token-counting endpoints as an `httpx.MockTransport` (the client takes a
+transport, so no server and no socket): `FakeProviders.transport` answers for the base URL `url`.
 
 It checks every request against the documented shape (headers, path, body keys and types) and
 answers with counts it computes itself with tiktoken: Anthropic and Gemini with cl100k_base (so
 that they differ from toolsurvey's o200k_base estimates, as the real tokenizers do), OpenAI with
 o200k_base. A request with tools also carries a fixed tool-use overhead, as the real ones do.
-Tests script failures (status, headers, body, delay) through `fail_next`.
+Tests script failures (status, headers, body, delay) through `fail_next`; a delay longer than the
+request's read timeout ends in httpx.ReadTimeout, as a real transport's would.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import httpx
 import tiktoken
 from _oracle import compact
 
@@ -158,7 +160,8 @@ class Reply:
 
 
 class FakeProviders:
-    """The server: `url`, the `requests` it received, `fail_next(...)` to script failures."""
+    """The endpoints: `transport` for a client, `url` the base URL they answer for, the `requests`
+    they received, `fail_next(...)` to script failures. A context manager, as a server would be."""
 
     def __init__(self, key: str = KEY, max_body_bytes: int | None = None):
         self.key = key
@@ -167,18 +170,14 @@ class FakeProviders:
         self.invalid: list[str] = []
         self._script: list[Reply] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.02,), daemon=True)
+        self.url = "https://providers.test"
+        self.transport = httpx.MockTransport(self._handle)
 
     def __enter__(self):
-        self._thread.start()
         return self
 
     def __exit__(self, *exc):
-        self._server.shutdown()
-        self._server.server_close()
+        pass
 
     def fail_next(self, *replies: Reply) -> None:
         with self._lock:
@@ -191,35 +190,24 @@ class FakeProviders:
         with self._lock:
             return self._script.pop(0) if self._script else None
 
-    def _handler(self):
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *a):  # keep test output clean
-                pass
-
-            def do_POST(self):
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                provider, model, reply = fake._answer(self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
-                with fake._lock:
-                    fake.requests.append({"provider": provider, "model": model, "path": self.path,
-                                          "bytes": len(raw), "body": raw.decode("utf-8", "replace")})
-                if reply.delay:
-                    time.sleep(reply.delay)
-                data = reply.body if isinstance(reply.body, bytes) else (
-                    reply.body.encode() if isinstance(reply.body, str) else json.dumps(reply.body).encode())
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("content-type", reply.content_type)
-                    self.send_header("content-length", str(len(data)))
-                    for k, v in reply.headers.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up waiting (timeout tests)
-
-        return Handler
+    def _handle(self, request: httpx.Request) -> httpx.Response:
+        raw = request.read()
+        url = str(request.url)
+        path = url[len(self.url):].split("?")[0] if url.startswith(self.url + "/") else "/?"
+        provider, model, reply = self._answer(path, {k.lower(): v for k, v in request.headers.items()}, raw)
+        with self._lock:
+            self.requests.append({"provider": provider, "model": model, "path": path,
+                                  "bytes": len(raw), "body": raw.decode("utf-8", "replace")})
+        if reply.delay:
+            read = (request.extensions.get("timeout") or {}).get("read")
+            if read is not None and reply.delay > read:
+                time.sleep(read)
+                raise httpx.ReadTimeout("timed out", request=request)
+            time.sleep(reply.delay)
+        data = reply.body if isinstance(reply.body, bytes) else (
+            reply.body.encode() if isinstance(reply.body, str) else json.dumps(reply.body).encode())
+        return httpx.Response(reply.status, headers={"content-type": reply.content_type, **reply.headers},
+                              content=data, request=request)
 
     def _answer(self, path: str, headers: dict, raw: bytes) -> tuple[str, str, Reply]:
         m_gem = re.fullmatch(r"/v1beta/models/([^/:]+):countTokens", path)
@@ -274,3 +262,16 @@ def _error(provider: str, status: int, kind: str, message: str) -> Reply:
                                         "code": "invalid_api_key" if status == 401 else kind}})
     gstatus = {401: "UNAUTHENTICATED", 404: "NOT_FOUND", 413: "INVALID_ARGUMENT", 400: "INVALID_ARGUMENT"}
     return Reply(status, {"error": {"code": status, "message": message, "status": gstatus.get(status, "INTERNAL")}})
+
+
+def route_clients(monkeypatch, fake: FakeProviders) -> None:
+    """Every counting Client made during the test (the CLI makes its own) sends through `fake`."""
+    from toolsurvey.measuring.counting import client as module
+
+    made = module.Client.__init__
+
+    def init(self, *args, **kwargs):
+        kwargs.setdefault("transport", fake.transport)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(module.Client, "__init__", init)

@@ -117,6 +117,36 @@ def test_subpackage_inits_hold_no_code():
     assert not busy, busy
 
 
+# Where a provider's name may be written out: its own package, and the tool-file formats named after it.
+PROVIDER_NAMES_ALLOWED = ("toolsurvey.providers", "toolsurvey.inputs.formats")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    return {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def test_provider_names_are_written_only_in_providers():
+    """Everything about a provider sits in providers/, and other layers ask it: outside it, a string
+    constant equal to a provider's name (as its table, its counting endpoint or its label writes it)
+    appears only where it names a tool-file format. Docstrings and comments do not count."""
+    from toolsurvey.providers.catalog import PROVIDERS
+
+    names = {n for p in PROVIDERS.values() for n in (p.name, p.label, *([p.counting.name] if p.counting else []))}
+    assert {"openai", "anthropic", "google", "gemini"} <= names  # the table is read, not empty
+    found = []
+    for module, (path, _) in MODULES.items():
+        if module.startswith(PROVIDER_NAMES_ALLOWED):
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        docs = _docstrings(tree)
+        found += [f"{path.relative_to(ROOT)}:{n.lineno} {n.value!r}" for n in ast.walk(tree)
+                  if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value in names
+                  and id(n) not in docs]
+    assert not found, f"{len(found)} provider names outside providers/ (ask providers.catalog):\n" + "\n".join(found)
+
+
 def test_import_linter_contracts_are_kept():
     linter = Path(sys.executable).with_name("lint-imports")
     if not linter.exists():

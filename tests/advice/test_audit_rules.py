@@ -383,3 +383,15 @@ def test_audit_encodes_each_tool_once(monkeypatch):
     findings = audit(reg)
     assert (findings["rule"] == "overlap").any()  # the merge estimates ran
     assert seen and len(seen) == len(set(seen))  # no text was encoded twice
+
+
+def test_the_name_pattern_is_the_providers_and_a_config_may_still_set_it():
+    """One tool-name rule: the audit checks OpenAI's and Anthropic's own (providers.toml), as discovery does."""
+    from toolsurvey.providers.limits import limits
+
+    assert load_config()["names"]["pattern"] == limits("openai")["name_pattern"] == limits("anthropic")["name_pattern"]
+    assert load_config({"names": {"pattern": "^[a-z_]+$"}})["names"]["pattern"] == "^[a-z_]+$"
+    reg = Registry.from_tools([Tool("Get-Item", "Get one item by its id from the store.", {"type": "object"})])
+    assert "name-invalid" not in {f["rule"] for f in audit(reg).to_dict("records")}
+    strict = audit(reg, config={"names": {"pattern": "^[a-z_]+$"}})
+    assert "name-invalid" in {f["rule"] for f in strict.to_dict("records")}

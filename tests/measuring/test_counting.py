@@ -1,16 +1,26 @@
-"""Exact counts from the providers' endpoints, against a local server speaking their wire formats."""
+"""Exact counts from the providers' endpoints, against an httpx.MockTransport speaking their wire formats
+(tests/fake_providers.py): the client's real code, with only the wire replaced."""
 
 import json
 import subprocess
 import sys
 
 import pytest
-from fake_providers import KEY, TOOL_OVERHEAD, FakeProviders, Reply, compact, expected_count, tokens
+from fake_providers import (
+    KEY,
+    TOOL_OVERHEAD,
+    FakeProviders,
+    Reply,
+    compact,
+    expected_count,
+    route_clients,
+    tokens,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolsurvey.core.registry import Registry, Server, Tool
-from toolsurvey.errors import InputError
+from toolsurvey.errors import InputError, ProviderError
 from toolsurvey.measuring.counting.attribution import attribute, largest_remainder
 from toolsurvey.measuring.counting.cache import Cache
 from toolsurvey.measuring.counting.client import Client, _retry_after
@@ -58,8 +68,9 @@ def base_for(fake, provider):
 
 
 @pytest.fixture
-def fake():
+def fake(monkeypatch):
     with FakeProviders() as f:
+        route_clients(monkeypatch, f)
         yield f
 
 
@@ -230,18 +241,18 @@ def test_500_and_529_are_retried_with_backoff(fake, tmp_path):
 
 def test_gives_up_after_the_retries_and_says_why(fake, tmp_path):
     fake.fail_next(*[Reply(503, {"error": {"message": "unavailable", "type": "server_error"}})] * 3)
-    with pytest.raises(InputError, match=r"gave up .* after 3 tries: HTTP 503 server_error: unavailable"):
+    with pytest.raises(ProviderError, match=r"gave up .* after 3 tries: HTTP 503 server_error: unavailable"):
         run(make_registry(False), "openai", fake, tmp_path, sleep=lambda s: None, concurrency=1, retries=2)
 
 
 def test_timeouts_are_retried_then_reported(fake, tmp_path):
     fake.fail_next(Reply(200, {"input_tokens": 1}, delay=1.0))
     client = Client(TARGETS["anthropic"], base=fake.url, cache=Cache(tmp_path, False), timeout=0.2, retries=1,
-                    sleep=lambda s: None, environ=ENV)
+                    sleep=lambda s: None, environ=ENV, transport=fake.transport)
     p = plan(make_registry(False), TARGETS["anthropic"])
     assert client.count([p.baseline]) == [expected_count("anthropic", None, None)]
     fake.fail_next(*[Reply(200, {"input_tokens": 1}, delay=1.0)] * 2)
-    with pytest.raises(InputError, match=r"no answer within 0.2 s"):
+    with pytest.raises(ProviderError, match=r"no answer within 0.2 s"):
         client.count([p.baseline])
 
 
@@ -254,12 +265,18 @@ def test_timeouts_are_retried_then_reported(fake, tmp_path):
 ])
 def test_bad_answers_are_clear_errors(reply, expected, fake, tmp_path):
     fake.fail_next(*[reply] * 3)
-    with pytest.raises(InputError, match=expected):
+    with pytest.raises(ProviderError, match=expected):
         run(make_registry(False), "anthropic", fake, tmp_path, sleep=lambda s: None, concurrency=1, retries=2)
 
 
+def test_each_provider_is_read_at_its_own_answer_field(fake, tmp_path):
+    fake.fail_next(*[Reply(200, {"input_tokens": 5})] * 3)  # Anthropic's and OpenAI's field, not Gemini's
+    with pytest.raises(ProviderError, match=r"without a non-negative integer 'totalTokens'"):
+        run(make_registry(False), "gemini", fake, tmp_path, sleep=lambda s: None, concurrency=1, retries=2)
+
+
 def test_html_from_a_wrong_base_url(fake, tmp_path):
-    with pytest.raises(InputError, match=r"404 with text/html .*--base-url or ANTHROPIC_BASE_URL"):
+    with pytest.raises(ProviderError, match=r"404 with text/html .*--base-url or ANTHROPIC_BASE_URL"):
         exact_footprint(make_registry(), TARGETS["anthropic"], base=fake.url + "/wrong", cache_dir=tmp_path,
                         environ=ENV)
 
@@ -268,7 +285,7 @@ def test_html_from_a_wrong_base_url(fake, tmp_path):
     ("anthropic", {}, "ANTHROPIC_API_KEY"), ("openai", {"OPENAI_API_KEY": "  "}, "OPENAI_API_KEY"),
     ("gemini", {}, "GEMINI_API_KEY or GOOGLE_API_KEY")])
 def test_no_key_names_the_variable_and_sends_nothing(provider, env, names, fake, tmp_path):
-    with pytest.raises(InputError, match=f"set {names} in the environment"):
+    with pytest.raises(ProviderError, match=f"set {names} in the environment"):
         run(make_registry(), provider, fake, tmp_path, environ=env)
     assert fake.requests == []
 
@@ -277,7 +294,7 @@ def test_no_key_names_the_variable_and_sends_nothing(provider, env, names, fake,
 def test_a_refused_key_is_named_and_never_shown(provider, fake, tmp_path):
     wrong = "sk-wrong-SECRET-abcdef0123456789"
     env = {v: wrong for v in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY")}
-    with pytest.raises(InputError) as e:
+    with pytest.raises(ProviderError) as e:
         run(make_registry(), provider, fake, tmp_path, environ=env)
     assert "refused the key in" in str(e.value) and wrong not in str(e.value)
     assert e.value.__cause__ is None and e.value.__context__ is None  # no chained exception keeps it either
@@ -322,9 +339,10 @@ def test_split_before_sending_when_over_the_size_limit(fake, tmp_path):
     assert abs(ex["whole"] - whole) <= ex["parts"] * 2  # only the parts' list separators differ
 
 
-def test_split_when_the_endpoint_refuses_the_size(tmp_path):
+def test_split_when_the_endpoint_refuses_the_size(tmp_path, monkeypatch):
     reg = big_registry()
     with FakeProviders(max_body_bytes=2500) as fake:
+        route_clients(monkeypatch, fake)
         table = run(reg, "anthropic", fake, tmp_path)
         refused = [r for r in fake.requests if r["bytes"] > 2500]
     ex = table.attrs["exact"]
@@ -391,7 +409,8 @@ def test_largest_remainder_is_exact_and_fair(total, weights):
 def test_the_fake_rejects_what_the_documentation_rejects(path, headers, body, problem, fake):
     import httpx
 
-    r = httpx.post(fake.url + path, json=body, headers=headers)
+    with httpx.Client(transport=fake.transport) as http:
+        r = http.post(fake.url + path, json=body, headers=headers)
     assert r.status_code == 400 and problem in r.json()["error"]["message"]
     assert fake.invalid and problem in fake.invalid[-1]
 
@@ -418,5 +437,5 @@ def test_a_fatal_error_ends_the_pauses_of_the_other_requests(fake, tmp_path):
     refused = {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}
     fake.fail_next(Reply(429, {"type": "error", "error": {"type": "rate_limit_error", "message": "wait"}},
                          headers={"retry-after": "250"}), Reply(401, refused, delay=0.3))
-    with pytest.raises(InputError, match="refused the key"):
+    with pytest.raises(ProviderError, match="refused the key"):
         run(make_registry(), "anthropic", fake, tmp_path, concurrency=2)

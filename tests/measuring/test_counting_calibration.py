@@ -4,10 +4,10 @@ import json
 
 import pandas as pd
 import pytest
-from fake_providers import KEY, FakeProviders, Reply, _encoding, compact, tokens
+from fake_providers import KEY, FakeProviders, Reply, _encoding, compact, route_clients, tokens
 
 from toolsurvey.core.registry import Registry, Tool
-from toolsurvey.errors import InputError
+from toolsurvey.errors import InputError, ToolsurveyError
 from toolsurvey.measuring.calibration import apply_calibration, calibrate, load_calibration, save_calibration
 from toolsurvey.measuring.footprint import footprint
 
@@ -43,8 +43,9 @@ def anthropic_json(t, description=True, param_descriptions=True, schema=True):
 
 
 @pytest.fixture
-def fake():
+def fake(monkeypatch):
     with FakeProviders() as f:
+        route_clients(monkeypatch, f)
         yield f
 
 
@@ -198,6 +199,7 @@ def test_the_key_appears_nowhere(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("TOOLSURVEY_DEBUG", "")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with FakeProviders() as fake:
+        route_clients(monkeypatch, fake)
         u = fake.url
         runs = [
             ("calibrate", tools, "--provider", TARGET, "--base-url", u, "-o", cal),
@@ -225,7 +227,7 @@ def test_the_key_appears_nowhere(cli, tmp_path, monkeypatch):
             try:
                 exact_footprint(registry(), TARGET, base=u, use_cache=False, environ=env, retries=1,
                                 concurrency=1, sleep=lambda s: None)
-            except InputError as e:
+            except ToolsurveyError as e:
                 seen += [str(e), repr(e), repr(e.__context__), repr(e.__cause__)]
     assert any("upstream failed for key ***" in s for s in seen)  # the echo was there, redacted
     assert any("gave up" in s for s in seen) and any("refused the key" in s for s in seen)

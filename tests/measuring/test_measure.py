@@ -126,7 +126,7 @@ def test_part_boundaries_shift_at_most_two_tokens_per_boundary_on_the_samples():
         return out
 
     for tool in ts.load(OPS, DESK):
-        rendered = R.render_json(tool)
+        rendered = R.JSON.renderer(None)(tool)
         attributed = parts_many([rendered])[0]
         alone = dict.fromkeys(R.PARTS, 0)
         runs = dict.fromkeys(R.PARTS, 0)

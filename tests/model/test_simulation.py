@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.core.tokens import get_encoding
-from toolsurvey.errors import InputError
+from toolsurvey.errors import InputError, ProviderError
 
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 # The seeds' compact JSON (no provider overhead), so that tool tokens can be checked with tiktoken alone.
@@ -413,7 +413,7 @@ def test_litellm_file_by_url():
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         check_acme(ts.load_prices(f"http://127.0.0.1:{server.server_port}/model_prices_and_context_window.json"))
-        with pytest.raises(InputError, match="cannot fetch prices"):
+        with pytest.raises(ProviderError, match="cannot fetch prices"):
             ts.load_prices(f"http://127.0.0.1:{server.server_port + 1 if server.server_port < 65535 else 1}/x.json")
     finally:
         server.shutdown()

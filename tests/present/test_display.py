@@ -43,6 +43,20 @@ def test_static_png_with_kaleido_and_the_system_chromium(restore_renderer, monke
     assert base64.b64decode(bundle["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_static_without_kaleido_raises_missing_extra_and_changes_nothing(restore_renderer, monkeypatch, capsys):
+    """Asked for PNGs without Kaleido, notebook_mode says which extra brings it instead of printing a
+    line and going on without them."""
+    import sys
+
+    from toolsurvey.core.extras import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "kaleido", None)  # what an environment without the extra finds
+    before = pio.renderers.default
+    with pytest.raises(MissingExtra, match=r"pip install 'toolsurvey\[static\]'"):
+        display.notebook_mode(static=True)
+    assert pio.renderers.default == before and capsys.readouterr().out == ""
+
+
 def test_the_itables_bundle_is_embedded_gzipped_whole():
     import base64
     import gzip

@@ -8,6 +8,7 @@ from typing import Any
 from ..core.choices import SEVERITIES
 from ..errors import InputError
 from ..measuring.footprint import by_server, footprint, request_total, tools_only
+from ..providers.catalog import rendering_provider
 from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, resolve_model
 from .audit.run import audit
@@ -118,7 +119,7 @@ def _provider(model: str | None, render: str | None) -> str | None:
         name = resolve_model(model, prices)
         if name is not None and prices[name].provider:
             return prices[name].provider
-    return render if render in ("openai", "anthropic") else None
+    return rendering_provider(render)
 
 
 def _growth(total: int, base: int, frac: float | None, tokens: int | None) -> list[Breach]:

@@ -94,10 +94,9 @@ def deferred_searches(model: str, provider: str) -> list[SearchRules]:
 
 
 def describe_search(rules: SearchRules) -> str:
-    """How a lever names a provider's search: 'Anthropic's tool search (BM25 variant)'."""
-    if rules.provider == "anthropic":
-        return f"Anthropic's tool search ({'BM25' if 'bm25' in rules.name else 'regex'} variant)"
-    return "OpenAI's tool_search (Responses API)"
+    """How a lever names a provider's search: 'Anthropic's tool search (BM25 variant)' (its label in
+    providers.toml)."""
+    return rules.label or rules.name
 
 
 def cost_by_search_k(reg: Registry, sc: Any, quality: Any = None, ks=range(1, 11)) -> pd.DataFrame:
@@ -116,9 +115,6 @@ def cost_by_search_k(reg: Registry, sc: Any, quality: Any = None, ks=range(1, 11
     return pd.DataFrame(rows)
 
 
-PROVIDER_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-5.4"}  # when the scenario's model is another's
-
-
 def deferred_vs_visible(reg: Registry, sc: Any, quality: Any = None) -> pd.DataFrame:
     """For each provider search documented in providers.toml: every tool visible against every tool
     deferred behind the search, priced on the scenario with a model that supports it (the scenario's
@@ -128,7 +124,7 @@ def deferred_vs_visible(reg: Registry, sc: Any, quality: Any = None) -> pd.DataF
     rows = []
     for name in [n for n in search_names() if n != "custom"]:
         rules = search_rules(name)
-        model = sc.model if rules.supports(sc.model) else PROVIDER_MODELS[rules.provider]
+        model = sc.model if rules.supports(sc.model) else rules.example_model
         given = quality.get(name) if isinstance(quality, dict) else quality
         q = 1.0 if given is None else quality_at(given, rules.results_per_search)
         for strategy, changes in (("all visible", dict(strategy="all")),

@@ -18,7 +18,7 @@ from ..inputs.formats import load
 from ..measuring.footprint import footprint, request_total, tools_only
 from ..model.scenario import load_scenario
 from ..model.simulate import simulate
-from ..providers.constants import rendering_for
+from ..providers.catalog import depends_on_provider, rendering_for
 from ..providers.prices import load_prices, price_for
 from .poisoning.scan import scan, server_tools
 from .thresholds import load_config
@@ -267,7 +267,7 @@ def measure_settings(scenario: Any) -> dict[str, Any]:
     """The footprint options (render, encoding, model) that make footprint's tokens per request the
     ones the simulation uses for `scenario`."""
     provider = ""
-    if scenario.render in ("auto", "openai", "anthropic"):  # the others do not depend on the provider
+    if depends_on_provider(scenario.render):  # the others do not depend on the provider
         provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider
     render, model = rendering_for(scenario.render, scenario.model, provider)
     return {"render": render, "encoding": scenario.encoding, "model": model}

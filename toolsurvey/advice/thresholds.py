@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..core.assumptions import bundled_toml, read_toml
 from ..errors import InputError
+from ..providers.limits import tool_name_rule
 
 
 def load_config(override: dict | str | Path | None = None) -> dict:
@@ -15,6 +16,7 @@ def load_config(override: dict | str | Path | None = None) -> dict:
     Raises InputError for an unreadable override or a key the bundled file does not have.
     """
     cfg = bundled_toml("audit.toml")
+    cfg["names"] = {"pattern": tool_name_rule()["pattern"], **cfg["names"]}  # the providers' own rule
     if override is None:
         return cfg
     if not isinstance(override, dict):

@@ -6,10 +6,11 @@ import argparse
 
 
 def add_measure_args(p: argparse.ArgumentParser) -> None:
+    from ..providers.catalog import rendering_names
     from ._args import text
 
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
-    p.add_argument("--render", default=None, choices=("json", "sent", "openai", "anthropic"),
+    p.add_argument("--render", default=None, choices=rendering_names(),
                    help="how tools are turned into prompt text (default: the scenario's, else json)")
     p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings); "
                         "with --scenario, also the model priced; check also checks its provider's request limits")

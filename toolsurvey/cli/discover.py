@@ -19,7 +19,7 @@ error); 2 bad arguments or config."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..inputs.discovery.names import PREFIXES
+    from ..providers.clients import name_templates
     from ._servers import add_client_args, add_discovery_args
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -38,7 +38,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="environment variable for a stdio command (repeatable); values are never saved")
     p.add_argument("--prefix", metavar="TEMPLATE",
                    help=f"rename tools as a client shows them, e.g. 'mcp__{{server}}__{{tool}}' "
-                        f"or a client: {', '.join(PREFIXES)}")
+                        f"or a client: {', '.join(name_templates())}")
     add_discovery_args(p)
     p.add_argument("--format", choices=("table", "json"), default="table",
                    help="standard output: a summary table, or the snapshot JSON (default: %(default)s)")

@@ -8,15 +8,16 @@ HELP = "measure the tokens a registry's tool definitions add to every request"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from ..providers.catalog import rendering_names, tool_choices
     from ._args import at_least, text
     from ._common import add_output_args, add_registry_args
 
     add_registry_args(p)
     p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
-    p.add_argument("--render", default="json", choices=("json", "sent", "openai", "anthropic"),
+    p.add_argument("--render", default="json", choices=rendering_names(),
                    help="how tools are turned into prompt text (default: %(default)s)")
     p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings)")
-    p.add_argument("--tool-choice", default="auto", choices=("auto", "none", "any", "tool"),
+    p.add_argument("--tool-choice", default="auto", choices=tool_choices(),
                    help="Anthropic tool_choice, which sets the tool-use system prompt size")
     p.add_argument("--by", default="tool", choices=("tool", "server", "part"), help="rows of the output")
     p.add_argument("--top", type=at_least(1), default=None, metavar="N", help="only the N largest rows")

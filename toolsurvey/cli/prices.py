@@ -20,6 +20,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
     from ..providers.caching import caching_rules
+    from ..providers.catalog import provider_names
     from ..providers.limits import limits
     from ..providers.litellm import LITELLM_URL, litellm_source
     from ..providers.prices import load_prices, price_for, update_prices
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         import pandas as pd
 
-        known = sorted((p for p in prices.values() if p.provider in ("anthropic", "openai", "google")),
+        known = sorted((p for p in prices.values() if p.provider in provider_names()),
                        key=lambda p: (p.provider, p.model))
         print(fit(f"{len(prices):,} models priced; default source {src['label']} ({src['path'] or src['source']}). "
                   f"The {len(known):,} of providers with rendering, caching and limit rules:\n"))

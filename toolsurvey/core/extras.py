@@ -7,7 +7,7 @@ import importlib.util
 from ..errors import InputError
 
 EXTRA = {"mcp": "discover", "psutil": "discover", "ipywidgets": "lab", "anywidget": "lab",
-         "duckdb": "traces", "dask": "dask", "distributed": "dask"}
+         "duckdb": "traces", "dask": "dask", "distributed": "dask", "kaleido": "static"}
 
 
 class MissingExtra(InputError, ImportError):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..errors import InputError
+from ..errors import InputError, ProviderError
 
 REDACTED = "<redacted>"
 MAX_FETCH_BYTES = 256 * 1024 * 1024  # one fetched document (a tool result, a price file)
@@ -140,8 +140,16 @@ def parse_headers(items: list[str] | dict | None) -> dict[str, str]:
     return dict(parse_header(item) for item in items or ())
 
 
+# Answers that say the server, not the URL, failed: a refused key, a rate limit, an outage.
+_REMOTE_FAILURES = frozenset({401, 403, 407, 408, 429})
+
+
 def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[bytes, str]:
-    """GET `url` with httpx; returns (body, content type). Raises InputError naming only the redacted URL."""
+    """GET `url` with httpx; returns (body, content type). Raises ProviderError when the server cannot
+    be reached, answers too slowly, refuses the credentials, limits the rate or fails (5xx), and
+    InputError for a malformed URL, another error status (404: nothing there) or an answer over the
+    cap. Messages name only the redacted URL, and nothing is chained to httpx's exception, whose
+    request holds the headers (often a key)."""
     import httpx
 
     shown = redact_url(check_url(url, "the source"))
@@ -149,12 +157,14 @@ def fetch(url: str, headers: dict[str, str], timeout: float = 30.0) -> tuple[byt
     try:
         with httpx.Client(timeout=deadline_timeout(timeout, deadline), follow_redirects=True) as client:
             with client.stream("GET", url, headers=headers) as r:
+                if r.status_code in _REMOTE_FAILURES or r.status_code >= 500:
+                    raise ProviderError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
                 if r.status_code >= 400:
                     raise InputError(f"{shown} answered HTTP {r.status_code}; expected a 2xx response")
                 body = read_capped(r, max_bytes=MAX_FETCH_BYTES, deadline=deadline, where=shown)
                 ctype = r.headers.get("content-type", "")
     except httpx.TimeoutException:
-        raise InputError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
+        raise ProviderError(f"cannot fetch {shown}: no complete answer within {timeout:g} s") from None
     except httpx.HTTPError as e:
-        raise InputError(f"cannot fetch {shown}: {type(e).__name__}") from None
+        raise ProviderError(f"cannot fetch {shown}: {type(e).__name__}") from None
     return body, ctype

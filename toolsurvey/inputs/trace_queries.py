@@ -12,6 +12,7 @@ from typing import Any
 from ..core.jsonlines import Skips, documents
 from ..core.registry import Registry
 from ..errors import InputError
+from ..providers.catalog import logged_tool_calls
 from .queries import Query
 from .traces.fields import split_name, stem
 from .traces.files import detect, source_files
@@ -143,12 +144,7 @@ def _provider_log(path: str, b: _Builder, skips: Skips) -> None:
         session = str(rec.get("session") or rec.get("session_id") or stem(path))
         text = _last_user(req.get("messages") or req.get("input"))
         _prompt_if_new(b, seen, session, f"{stem(path)}:{n}", text, path)
-        resp = rec["response"]
-        names = [blk.get("name") for blk in resp.get("content") or [] if isinstance(blk, dict) and blk.get("type") == "tool_use"]
-        names += [((tc or {}).get("function") or {}).get("name") for ch in resp.get("choices") or []
-                  for tc in ((ch or {}).get("message") or {}).get("tool_calls") or []]
-        names += [it.get("name") for it in resp.get("output") or [] if isinstance(it, dict) and it.get("type") == "function_call"]
-        for name in names:
+        for _, name, _ in logged_tool_calls(rec["response"]):
             b.call(session, str(name or ""))
 
 

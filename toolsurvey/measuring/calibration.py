@@ -116,7 +116,7 @@ def _variant_tokens(reg: Registry, target: str, client: Client, ex: dict, render
         p = plan(variant, target, max_body_bytes=max_body_bytes)
         counts = client.count(p.chunks)
         if any(not isinstance(c, int) for c in counts):
-            raise InputError(f"{p.provider.name} refused a {name} request for its size; "
+            raise InputError(f"{p.provider.counting.name} refused a {name} request for its size; "
                              "pass a smaller max_body_bytes to split it")
         exact_whole[name] = sum(c - ex["baseline"] for c in counts) - (len(counts) - 1) * ex["overhead"]
         offline_tools[name] = int(tools_only(_offline(variant, render, ex["model"]))["tokens"].sum())

@@ -13,6 +13,7 @@ from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..inputs.clients.config import ClientConfig
 from ..inputs.discovery.names import apply_prefix, rename_tools
+from ..providers.catalog import rendering, rendering_for
 from ..providers.clients import (
     ToolSearch,
     client_limit_problems,
@@ -23,20 +24,9 @@ from ..providers.clients import (
     vscode_tool_name,
     vscode_tool_prefixes,
 )
-from ..providers.constants import rendering_for
 from ..providers.limits import limit_problems
 from ..providers.prices import load_prices, price_for
-from ..providers.render import RENDERINGS
 from .parts import footprint_columns
-
-ALWAYS_LOAD_META = "anthropic/alwaysLoad"  # a tool's _meta key that keeps it loaded in Claude Code
-# How each rendering's per-tool tokens are counted here; the per-request constants (Anthropic's
-# tool-use system prompt, OpenAI's 12 closing tokens) come with the client's own tools, not the MCP ones.
-_METHODS = {
-    "anthropic": "Anthropic tool JSON, estimated with a tiktoken encoding (Claude's tokenizer is not public; "
-                 "`toolsurvey calibrate` measures the gap)",
-    "openai": "OpenAI's function-definition count (cookbook method and constants)",
-}
 
 
 @dataclass
@@ -86,7 +76,7 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
     render, render_model = rendering_for(rules.get("render", "json"), model, price.provider)
     columns, _ = footprint_columns(named, encoding=encoding, render=render, model=render_model, parts=False)
     tokens = [t for t, kind in zip(columns["tokens"], columns["kind"], strict=True) if kind == "tool"]
-    always = _always_loaded(named, cfg)
+    always = _always_loaded(named, cfg, rules)
     rows = [{"server": t.server, "tool": raw.name, "name": t.name, "tokens": int(n), "always_load": t.key in always}
             for t, raw, n in zip(named.tools, shown.tools, tokens, strict=True)]
     deferrable = sum(r["tokens"] for r in rows if not r["always_load"])
@@ -94,7 +84,9 @@ def client_context(reg: Registry, cfg: ClientConfig, *, model: str | None = None
                          context_window=price.context_window)
     form = rules.get("name_template") or rules.get("name_form")
     named_as = f"under the name {rules['label']} gives it ({form})" if form else "under its own name"
-    method = f"{_METHODS.get(render, RENDERINGS[render])}, each tool {named_as}"
+    # Each tool counted without the per-request constants (Anthropic's tool-use system prompt, OpenAI's
+    # closing tokens): those come with the client's own tools, not the MCP ones.
+    method = f"{rendering(render).per_tool_method()}, each tool {named_as}"
     ctx = ClientContext(cfg.client, rules["label"], model, model_source, price.context_window, search, encoding,
                         method, sources=[rules["source"] + f" ({rules['as_of']})"])
     _fill(ctx, rows, named, rules, encoding, {s.name: s.scope for s in cfg.servers})
@@ -156,10 +148,12 @@ def _kept_tools(reg: Registry, cfg: ClientConfig) -> tuple[Registry, dict[str, i
     return kept, hidden
 
 
-def _always_loaded(reg: Registry, cfg: ClientConfig) -> set[str]:
-    """Keys of the tools that skip deferral: a server with `alwaysLoad`, or the tool's own _meta."""
+def _always_loaded(reg: Registry, cfg: ClientConfig, rules: dict) -> set[str]:
+    """Keys of the tools that skip deferral: a server with `alwaysLoad`, or the tool's own _meta
+    (the client's always_load_meta key)."""
     servers = {s.name for s in cfg.servers if s.always_load}
-    return {t.key for t in reg if t.server in servers or _meta(t).get(ALWAYS_LOAD_META) is True}
+    key = rules.get("always_load_meta")
+    return {t.key for t in reg if t.server in servers or (key is not None and _meta(t).get(key) is True)}
 
 
 def _meta(tool) -> dict:

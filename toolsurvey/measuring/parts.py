@@ -15,14 +15,12 @@ from operator import sub
 
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
-from ..errors import InputError
 from ..providers import render as R
-from ..providers.constants import DEFAULT_MODEL, anthropic_family, openai_family, provider_constants
+from ..providers.catalog import rendering
 
 # Row-level parts besides the tool parts: the per-request overhead and server instructions.
 PARTS = R.PARTS + ("instructions", "overhead")
 TEXT_COLUMNS = ("server", "tool", "kind")
-_JSON_RENDERINGS = ("json", "sent", "anthropic")
 
 
 @cache
@@ -105,30 +103,14 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
                       parts: bool = True) -> tuple[dict[str, list], dict]:
     """The columns of `measure.footprint`'s table (server, tool, kind, each part, tokens) and its attrs.
 
-    Raises InputError for an unknown rendering, encoding or model.
+    Raises InputError for an unknown rendering, encoding, model or tool_choice.
     """
-    if render not in R.RENDERINGS:
-        raise InputError(f"unknown rendering {render!r}; expected one of: {', '.join(R.RENDERINGS)}")
-    model = model or DEFAULT_MODEL.get(render)
-    overhead, note, renderer = 0, R.RENDERINGS[render], None
-    if render == "openai":
-        family, consts = openai_family(model)
-        encoding = encoding or consts["encoding"]
-        overhead = consts["func_end"] if len(reg) else 0
-        renderer = lambda t: R.render_openai(t, consts)
-        note += f"; constants of the {family} family ({provider_constants()['openai']['source']})"
-    elif render == "anthropic":
-        if tool_choice not in ("auto", "none", "any", "tool"):
-            raise InputError(f"unknown tool_choice {tool_choice!r}; expected auto, none, any or tool")
-        family, consts = anthropic_family(model)
-        overhead = consts["auto" if tool_choice in ("auto", "none") else "any"] if len(reg) else 0
-        renderer = R.render_anthropic
-        note += f"; tool-use system prompt of the {family} family for tool_choice={tool_choice}"
-        if consts.get("assumed"):  # a family Anthropic's table does not list
-            note += f" ({' '.join(consts['assumed'].split())})"
-    else:
-        renderer = R.render_json if render == "json" else R.render_sent
-    encoding = encoding or DEFAULT_ENCODING
+    r = rendering(render)
+    model = model or r.default_model()
+    note = r.method(model, tool_choice)
+    renderer = r.renderer(model)
+    overhead = r.overhead(model, tool_choice).tokens if len(reg) else 0
+    encoding = encoding or r.encoding(model) or DEFAULT_ENCODING
     encode = get_encoding(encoding).encode_ordinary
 
     tools = reg.tools
@@ -138,8 +120,8 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
         for row, counted in zip(rows, parts_many((renderer(t) for t in tools), encoding), strict=False):
             row.update(counted)
         tool_tokens = [sum(r.values()) for r in rows[:len(tools)]]
-    elif render in _JSON_RENDERINGS:  # straight from the JSON text, no segments
-        tool_tokens = [len(encode(R.compact_json(R.json_object(t, render)))) for t in tools]
+    elif r.json:  # straight from the JSON text, no segments
+        tool_tokens = [len(encode(R.compact_json(r.json_object(t)))) for t in tools]
     else:
         tool_tokens = [sum(r.constants.values()) + sum(len(encode("".join(t for t, _ in segs))) for segs in r.chunks)
                        for r in map(renderer, tools)]
@@ -156,7 +138,7 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
         **{p: [r[p] for r in rows] for p in PARTS},
         "tokens": tool_tokens + [sum(r.values()) for r in rows[len(tools):]],
     }
-    attrs = dict(encoding=encoding, render=render, model=model if render in DEFAULT_MODEL else None,
-                 tool_choice=tool_choice if render == "anthropic" else None, method=note,
+    attrs = dict(encoding=encoding, render=render, model=model if r.provider else None,
+                 tool_choice=tool_choice if r.tool_choices else None, method=note,
                  parts=parts, warnings=list(reg.warnings), sources=list(reg.sources))
     return columns, attrs

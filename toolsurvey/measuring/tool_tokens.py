@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ..core.registry import Tool
 from ..core.tokens import count
-from ..providers.render import compact_json, json_object
+from ..providers.render import JSON, compact_json
 
 _counts: dict[tuple[int, str], int] = {}
 
@@ -28,7 +28,7 @@ def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
     key = (id(tool), encoding)
     n = _counts.get(key)
     if n is None:
-        n = _count(compact_json(json_object(tool, "json")), encoding)
+        n = _count(compact_json(JSON.json_object(tool)), encoding)
         _counts[key] = n
         weakref.finalize(tool, _counts.pop, key, None)  # an id is reused only after its object is gone
     return n

@@ -7,7 +7,7 @@ import os
 
 from ..core.registry import Registry
 from ..errors import InputError
-from ..providers.constants import fixed_overhead, rendering_for
+from ..providers.catalog import rendering, rendering_for
 from ..providers.prices import Price, load_prices, price_for
 from .accuracy import AccuracyCurve
 from .scenario import Scenario
@@ -64,8 +64,9 @@ class Context:
                                  "registry_size (tools in the registry) for the average-size mode")
             key = ("avg", sc.tool_tokens, sc.registry_size, render, model)
             if key not in self.tables:
-                overhead, why = fixed_overhead(render, model)
-                self.tables[key] = average_table(sc.tool_tokens, sc.registry_size, overhead=overhead, overhead_note=why)
+                overhead = rendering(render).overhead(model)
+                self.tables[key] = average_table(sc.tool_tokens, sc.registry_size, overhead=overhead.tokens,
+                                                 overhead_note=overhead.why)
             return self.tables[key]
         key = (render, sc.encoding, model, sc.calibration)
         if key not in self.tables:

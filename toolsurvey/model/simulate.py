@@ -15,7 +15,8 @@ from ..core.registry import Registry
 from ..core.viewable import Viewable
 from ..errors import InputError
 from ..providers.caching import caching_rules, resolve_caching
-from ..providers.constants import rendering_for
+from ..providers.catalog import rendering as rendering_named
+from ..providers.catalog import rendering_for
 from ..providers.prices import PER_MILLION, Price
 from .accuracy import AccuracyCurve
 from .context import Context
@@ -157,12 +158,11 @@ def run_assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable,
     a["caching_used"] = mode if sc.caching != "auto" else f"{mode} (auto: {price.provider or 'unknown'} provider default)"
     if rules:
         a["caching_rules"] = {k: rules[k] for k in ("source", "url", "as_of", "note") if k in rules}
-    if not table.exact and render in ("openai", "anthropic"):
+    rendering = rendering_named(render)
+    if not table.exact and rendering.provider is not None:
         a["tool_tokens_method"] += f"; plus {table.method_overhead or 'no fixed overhead'}"
     a["render_used"] = render
     a.update(search_assumptions(sc))
-    if render == "anthropic" and table.exact:
-        a["tool_tokens_note"] = ("Claude's tokenizer is not public: per-tool counts are estimates from an "
-                                 "o200k_base count unless calibrated (toolsurvey calibrate)"
-                                 if not sc.calibration else f"calibrated with {sc.calibration}")
+    if rendering.estimate_note and table.exact:
+        a["tool_tokens_note"] = rendering.estimate_note if not sc.calibration else f"calibrated with {sc.calibration}"
     return a

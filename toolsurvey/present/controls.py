@@ -12,7 +12,6 @@ TRUNCATE_CHOICES = ((OFF, OFF), ("50 chars", 50), ("100 chars", 100), ("200 char
                     ("500 chars", 500), ("1,000 chars", 1000))
 LIST_CAP_CHOICES = ((OFF, OFF), ("1 item", 1), ("3 items", 3), ("5 items", 5), ("10 items", 10),
                     ("20 items", 20))
-PROVIDERS = {"anthropic": "Anthropic", "openai": "OpenAI", "google": "Google"}  # whose rules toolsurvey has
 LABEL = {"description_width": "initial"}  # a description is as wide as its text: never cut
 
 
@@ -77,12 +76,14 @@ def model_options(model: str, prices) -> list[tuple[str, str]]:
     """(label, model) for a model dropdown: `model` first, then the models that call tools
     (`providers.prices.tool_calling_models`) of the providers toolsurvey has rules for, that `prices`
     can price, grouped by provider; a "provider/" prefix is left out of the label."""
+    from ..providers.catalog import provider_label, provider_names
     from ..providers.prices import tool_calling_models
 
-    usable = {n: p for n, p in tool_calling_models().items() if p in PROVIDERS and n in prices and n != model}
-    rest = sorted(usable, key=lambda n: (list(PROVIDERS).index(usable[n]), n.split("/")[-1]))
+    known = provider_names()
+    usable = {n: p for n, p in tool_calling_models().items() if p in known and n in prices and n != model}
+    rest = sorted(usable, key=lambda n: (known.index(usable[n]), n.split("/")[-1]))
     first = prices[model].provider if model in prices else ""
-    label = lambda n, p: f"{PROVIDERS.get(p, p or 'other')} · {n.split('/')[-1]}"
+    label = lambda n, p: f"{provider_label(p, 'other')} · {n.split('/')[-1]}"
     return [(label(model, first) + " (scenario)", model)] + [(label(n, usable[n]), n) for n in rest]
 
 
@@ -90,8 +91,9 @@ def caching_options(provider: str, modes, current: str) -> list[tuple[str, str]]
     """(label, mode) for a caching dropdown; "auto" says what it means for the provider, e.g.
     "auto (none: Anthropic caching is opt-in)". "explicit" only where the scenario uses it."""
     from ..providers.caching import caching_rules
+    from ..providers.catalog import provider_label
 
-    rules, name = caching_rules(provider), PROVIDERS.get(provider, provider or "this provider")
+    rules, name = caching_rules(provider), provider_label(provider, "this provider")
     if not rules:
         auto = f"auto (none: no caching rules for {name})"
     elif rules.get("opt_in", True):

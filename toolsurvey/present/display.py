@@ -13,6 +13,8 @@ import html
 import shutil
 from typing import Any
 
+from ..core.extras import require
+
 RENDERER = "toolsurvey_html"
 # Chromium as Debian installs it; Kaleido (the `static` extra) drives it to draw PNGs.
 CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -60,9 +62,9 @@ def notebook_mode(*, static: bool = False) -> list[str]:
     """Show figures interactively and keep an HTML copy of each in the notebook for exports.
 
     Embeds plotly.js once (this cell's output) and sets plotly's default renderer to plotly's own
-    mimetype plus that HTML copy, plus a PNG when `static` is true and Kaleido is installed
-    (`pip install 'toolsurvey[static]'`; it uses the system Chromium when there is one).
-    Returns the renderer names in use.
+    mimetype plus that HTML copy, plus a PNG when `static` is true (Kaleido, `pip install
+    'toolsurvey[static]'`; it uses the system Chromium when there is one). Returns the renderer names
+    in use. Raises MissingExtra for `static` without Kaleido, before anything is changed.
     """
     import os
 
@@ -70,18 +72,15 @@ def notebook_mode(*, static: bool = False) -> list[str]:
     from IPython.display import HTML, display
     from plotly.offline import get_plotlyjs
 
+    if static:
+        require("kaleido", purpose="static PNG copies of charts (notebook_mode(static=True))")
     pio.renderers[RENDERER] = _renderer()
     names = ["plotly_mimetype", RENDERER]
     if static:
-        try:
-            import kaleido  # noqa: F401
-        except ImportError:
-            print("static images need Kaleido: pip install 'toolsurvey[static]'")
-        else:
-            found = chromium()
-            if found and not os.environ.get("BROWSER_PATH"):
-                os.environ["BROWSER_PATH"] = found  # Kaleido's browser finder reads this
-            names.append("png")
+        found = chromium()
+        if found and not os.environ.get("BROWSER_PATH"):
+            os.environ["BROWSER_PATH"] = found  # Kaleido's browser finder reads this
+        names.append("png")
     pio.renderers.default = "+".join(names)
     _itables_mode()
     display(HTML('<script type="text/javascript">window.PlotlyConfig = {MathJaxConfig: "local"};</script>'

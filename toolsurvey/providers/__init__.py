@@ -1,4 +1,7 @@
-"""Everything known about each provider: renderings and constants, request rules and limits, prices,
-caching rules and token-counting endpoints (data in toolsurvey/assumptions, with sources and dates).
+"""Everything known about each provider: one module per provider (anthropic, openai, google: its
+renderings, the wire shapes of its APIs and its counting endpoint), the generic renderings, request
+rules and limits, prices, caching rules, and `catalog`, the table of them the other layers ask (data
+in toolsurvey/assumptions/providers.toml, with sources and dates; no provider's name is written
+elsewhere but in the tool-file formats).
 
 Imports only `core`."""

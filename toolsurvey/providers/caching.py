@@ -6,6 +6,7 @@ import fnmatch
 from typing import Any
 
 from ..errors import InputError
+from . import anthropic
 from .constants import provider_constants
 from .prices import Price
 
@@ -31,8 +32,9 @@ def caching_rules(provider: str, model: str | None = None) -> dict[str, Any]:
 def cache_lifetimes(provider: str, model: str | None = None) -> dict[str, float]:
     """Seconds a cache entry lives unused, per cache_ttl: "5m", the provider's default retention, and
     "1h", its longer one, under its rules for `model`. A retention the rules leave out lasts as the
-    default one; a provider that documents none gets the assumed [caching_default] (Anthropic's)."""
-    given = caching_rules(provider, model).get("lifetimes") or provider_constants()["caching_default"]["lifetimes"]
+    default one; a provider that documents none (Google's implicit cache, or one toolsurvey has no rules
+    for) is assumed to keep Anthropic's."""
+    given = caching_rules(provider, model).get("lifetimes") or caching_rules(anthropic.NAME)["lifetimes"]
     default = float(given["5m"])
     return {"5m": default, "1h": float(given.get("1h", default))}
 

@@ -25,6 +25,12 @@ def client_names() -> list[str]:
     return list(provider_constants().get("clients", {}))
 
 
+def name_templates() -> dict[str, str]:
+    """client -> the template it names MCP tools with ("mcp__{server}__{tool}"), for the clients
+    whose namespacing is documented."""
+    return {c: r["name_template"] for c, r in provider_constants().get("clients", {}).items() if "name_template" in r}
+
+
 def client_rules(client: str) -> dict[str, Any]:
     """The client's rules; raises InputError for an unknown client, listing the known ones."""
     rules = provider_constants().get("clients", {}).get(client)

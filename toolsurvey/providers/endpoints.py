@@ -1,143 +1,167 @@
-"""The wire formats of the providers' token-counting endpoints: URLs, headers, bodies, answers.
+"""What every provider module fills in: the provider (`Provider`), its token-counting endpoint
+(`CountingEndpoint`) and the APIs that take tools and answer with tool calls (`ToolApi`).
 
-Everything here is pure: it builds request bodies from tool lists and reads answers, with no I/O.
-Formats as documented by each provider (checked 2026-11-29):
-- Anthropic: `POST /v1/messages/count_tokens`, headers `x-api-key` and `anthropic-version`,
-  body {model, messages, system?, tools?}, answer {"input_tokens": N}.
-- OpenAI: `POST /v1/responses/input_tokens`, `Authorization: Bearer`, body {model, input,
-  instructions?, tools?}, answer {"object": "response.input_tokens", "input_tokens": N}.
-- Gemini: `POST /v1beta/models/{model}:countTokens`, header `x-goog-api-key`, body
-  {"generateContentRequest": {model, contents, systemInstruction?, tools?}}, answer {"totalTokens": N}.
+The facts (names, environment variables, URLs, paths, the answer's field) are data in
+assumptions/providers.toml [providers.NAME]; the wire formats (headers, bodies, how an answer is
+read) are code in the provider's module. Everything here is pure: no I/O but the environment
+variables a key or base URL is read from.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
-from ..errors import InputError
+from ..errors import InputError, ProviderError
+from .constants import provider_table
+from .render import Rendering
 
 # The one user message every counted request carries: the endpoints require a non-empty
 # conversation, and the same message in every request cancels out of the differences.
 PROBE = "Hi"
-ANTHROPIC_VERSION = "2023-06-01"
+
+Usage = tuple[int, int, int, int, int]  # input, 5-minute cache write, 1-hour cache write, cache read, output
+ToolCall = tuple[Any, Any, Any]  # (call id, tool name, arguments), as the answer gives them
+ToolResult = tuple[str, Any, bool]  # (call id, the result's content as sent, is an error)
+
+
+def count(v: Any) -> int:
+    """`v` as a count read forgivingly from an answer: an int of at least 0, and 0 for what is not
+    a number (a fast path for what usage fields almost always are)."""
+    if v.__class__ is int and v >= 0:
+        return v
+    try:
+        return max(int(v), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+@dataclass(frozen=True)
+class ToolApi:
+    """One API of a provider that is sent tools and answers with tool calls: its POST path under the
+    base URL, the `toolsurvey convert` format of its `tools`, how to read an answer's usage and tool
+    calls, and the tool results a request sends back. The traces' provider logs read logged
+    answers with these same functions."""
+
+    name: str  # "messages", "chat-completions", "responses"
+    provider: str
+    path: str
+    tools_format: str
+    owns_usage: Callable[[dict], bool]  # whether an answer's `usage` object is this API's
+    usage: Callable[[dict], Usage]
+    tool_calls: Callable[[dict], Iterator[ToolCall]]
+    tool_results: Callable[[dict], Iterator[ToolResult]]
 
 
 @dataclass(frozen=True)
 class Provider:
-    """One provider's counting endpoint: where it is, how to authenticate, how to talk to it."""
+    """One provider: its renderings, its APIs that take tools, its counting endpoint, the headers
+    that carry a key to any of them, and the facts of [providers.NAME]. A client of one of its APIs
+    sends `dump(registry, api.tools_format)` as `tools` to `base_url() + api.path` with
+    `auth_headers(api_key())`, and reads the answer with `api.usage` and `api.tool_calls`."""
 
-    name: str
-    key_vars: tuple[str, ...]  # environment variables holding the key, first set wins
-    base_url_var: str  # environment variable overriding the base URL (as the provider's SDK reads it)
-    default_base_url: str
-    tools_format: str  # toolsurvey.inputs.formats.dump format of the `tools` value
-    render: str  # the offline rendering closest to what the provider sends the model
-    concurrency: int  # requests in flight at once (well under the lowest tier's rate limit)
-    max_body_bytes: int  # the documented request size limit
-    path: Callable[[str], str]
-    headers: Callable[[str], dict[str, str]]
-    body: Callable[[str, Any, str | None], dict]
-    read: Callable[[Any], int | None]
+    name: str  # as price rows, caching rules, limits and searches name it
+    auth_headers: Callable[[str], dict[str, str]]  # the key -> the headers that carry it
+    renderings: tuple[Rendering, ...] = ()  # what its models see; the first is the one "auto" picks
+    apis: tuple[ToolApi, ...] = ()
+    counting: CountingEndpoint | None = None
+
+    def fact(self, key: str) -> Any:
+        """A field of [providers.NAME]; raises InputError naming the table when it is missing."""
+        table = provider_table(self.name)
+        if key not in table:
+            raise InputError(f"providers.toml has no {key!r} in [providers.{self.name}]")
+        return table[key]
+
+    @property
+    def label(self) -> str:
+        return str(self.fact("label"))
+
+    @property
+    def default_model(self) -> str:
+        """The model its renderings' constants apply to when none is named."""
+        return str(self.fact("default_model"))
+
+    @property
+    def key_vars(self) -> tuple[str, ...]:
+        """The environment variables holding its API key, the first set winning."""
+        return tuple(self.fact("api_key_env"))
+
+    @property
+    def base_url_var(self) -> str:
+        return str(self.fact("base_url_env"))
+
+    def api_key(self, environ: Mapping[str, str] | None = None) -> str:
+        """The key from the provider's environment variable; raises ProviderError naming the variable
+        (a key is never read from a file or an option)."""
+        env = os.environ if environ is None else environ
+        for var in self.key_vars:
+            if env.get(var, "").strip():
+                return env[var].strip()
+        raise ProviderError(f"no {self.counting.name if self.counting else self.name} API key: set "
+                            f"{' or '.join(self.key_vars)} in the environment (keys are read from the "
+                            "environment only), or use --dry-run to see what would be sent")
+
+    def base_url(self, override: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+        """The base URL: the option, else the provider's SDK environment variable, else its own."""
+        env = os.environ if environ is None else environ
+        url = override or env.get(self.base_url_var) or str(self.fact("base_url"))
+        if not url.startswith(("http://", "https://")):
+            raise InputError(f"base URL {url!r} for {self.counting.name if self.counting else self.name} "
+                             "is not an http(s) URL")
+        return url.rstrip("/")
 
 
-def _anthropic_body(model: str, tools: Any, system: str | None) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": PROBE}]}
-    if system:
-        body["system"] = system
-    if tools:
-        body["tools"] = tools
-    return body
+@dataclass(frozen=True)
+class CountingEndpoint:
+    """A provider's token-counting endpoint: [providers.NAME.counting] for where it is and what it
+    answers, and the provider module's code for the body."""
 
+    provider: str
+    body: Callable[[str, Any, str | None], dict]  # (model, tools as tools_format gives them, system)
 
-def _openai_body(model: str, tools: Any, system: str | None) -> dict:
-    body: dict[str, Any] = {"model": model, "input": PROBE}
-    if system:
-        body["instructions"] = system
-    if tools:
-        body["tools"] = tools
-    return body
+    def _fact(self, key: str) -> Any:
+        return provider_table(self.provider)["counting"][key]
 
+    @property
+    def name(self) -> str:
+        """PROVIDER in `--count-with PROVIDER:MODEL` (Google's is "gemini", the API's name)."""
+        return str(self._fact("name"))
 
-def _gemini_body(model: str, tools: Any, system: str | None) -> dict:
-    # `contents` alone cannot carry tools: the whole generateContentRequest is counted instead,
-    # for every request, so that all of them are counted the same way.
-    req: dict[str, Any] = {"model": f"models/{model}",
-                           "contents": [{"role": "user", "parts": [{"text": PROBE}]}]}
-    if system:
-        req["systemInstruction"] = {"parts": [{"text": system}]}
-    if tools and tools.get("functionDeclarations"):
-        req["tools"] = [tools]
-    return {"generateContentRequest": req}
+    @property
+    def answer(self) -> str:
+        """The answer's field holding the count."""
+        return str(self._fact("answer"))
 
+    @property
+    def tools_format(self) -> str:
+        return str(self._fact("tools_format"))
 
-def _int_field(name: str) -> Callable[[Any], int | None]:
-    def read(answer: Any) -> int | None:
-        v = answer.get(name) if isinstance(answer, dict) else None
+    @property
+    def render(self) -> str:
+        """The offline rendering closest to what the provider sends the model."""
+        return str(self._fact("render"))
+
+    @property
+    def concurrency(self) -> int:
+        return int(self._fact("concurrency"))
+
+    @property
+    def max_body_bytes(self) -> int:
+        return int(self._fact("max_body_bytes"))
+
+    def path(self, model: str) -> str:
+        """The endpoint's path under the base URL for `model`."""
+        return str(self._fact("path")).format(model=quote(model, safe=".-_"))
+
+    def read(self, answer: Any) -> int | None:
+        """The count in an answer: its `answer` field when that is a non-negative integer, else None."""
+        v = answer.get(self.answer) if isinstance(answer, dict) else None
         return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else None
-    return read
-
-
-PROVIDERS: dict[str, Provider] = {
-    "anthropic": Provider(
-        "anthropic", ("ANTHROPIC_API_KEY",), "ANTHROPIC_BASE_URL", "https://api.anthropic.com",
-        "anthropic", "anthropic", 4, 32_000_000,
-        path=lambda model: "/v1/messages/count_tokens",
-        headers=lambda key: {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION},
-        body=_anthropic_body, read=_int_field("input_tokens")),
-    "openai": Provider(
-        "openai", ("OPENAI_API_KEY",), "OPENAI_BASE_URL", "https://api.openai.com/v1",
-        "openai-responses", "openai", 4, 32_000_000,
-        path=lambda model: "/responses/input_tokens",
-        headers=lambda key: {"authorization": f"Bearer {key}"},
-        body=_openai_body, read=_int_field("input_tokens")),
-    "gemini": Provider(
-        "gemini", ("GEMINI_API_KEY", "GOOGLE_API_KEY"), "GOOGLE_GEMINI_BASE_URL",
-        "https://generativelanguage.googleapis.com",
-        "gemini", "json", 4, 20_000_000,
-        path=lambda model: f"/v1beta/models/{quote(model, safe='.-_')}:countTokens",
-        headers=lambda key: {"x-goog-api-key": key},
-        body=_gemini_body, read=_int_field("totalTokens")),
-}
-
-
-def parse_target(target: str) -> tuple[Provider, str]:
-    """Split `PROVIDER:MODEL`; raises InputError for an unknown provider or a missing model."""
-    provider, sep, model = (target or "").partition(":")
-    if provider.strip().lower() not in PROVIDERS:
-        raise InputError(f"unknown provider {provider!r} in {target!r}; expected PROVIDER:MODEL "
-                         f"with PROVIDER one of: {', '.join(PROVIDERS)}")
-    model = model.strip()
-    if not sep or not model:
-        raise InputError(f"no model in {target!r}; expected PROVIDER:MODEL, "
-                         f"e.g. anthropic:claude-sonnet-4-5, openai:gpt-5 or gemini:gemini-2.5-flash")
-    if any(c.isspace() or c in "/?#" for c in model):
-        raise InputError(f"model name {model!r} has a space, '/', '?' or '#'; expected a model id such as gpt-5")
-    return PROVIDERS[provider.strip().lower()], model
-
-
-def api_key(provider: Provider, environ: dict[str, str] | None = None) -> str:
-    """The key from the provider's environment variable; raises InputError naming the variable."""
-    env = os.environ if environ is None else environ
-    for var in provider.key_vars:
-        if env.get(var, "").strip():
-            return env[var].strip()
-    names = " or ".join(provider.key_vars)
-    raise InputError(f"no {provider.name} API key: set {names} in the environment "
-                     f"(keys are read from the environment only), or use --dry-run to see what would be sent")
-
-
-def base_url(provider: Provider, override: str | None = None, environ: dict[str, str] | None = None) -> str:
-    """The base URL: the option, else the provider's SDK environment variable, else the default."""
-    env = os.environ if environ is None else environ
-    url = override or env.get(provider.base_url_var) or provider.default_base_url
-    if not url.startswith(("http://", "https://")):
-        raise InputError(f"base URL {url!r} for {provider.name} is not an http(s) URL")
-    return url.rstrip("/")
 
 
 def error_message(answer: Any) -> str:

@@ -9,10 +9,21 @@ from typing import Any
 
 from .constants import provider_constants
 
+SHARED = "shared"  # the tool-name rule OpenAI and Anthropic share, which the audit and discovery check
+
+
+def tool_name_rule(name: str = SHARED) -> dict[str, Any]:
+    """[tool_names.NAME]: a tool-name `pattern` and `max_length` an API accepts."""
+    return dict(provider_constants()["tool_names"][name])
+
 
 def limits(provider: str) -> dict[str, Any]:
     """The provider's documented request limits (max_tools, max_name_length, name_pattern, source); {} if none."""
-    return dict(provider_constants().get("limits", {}).get(provider, {}))
+    lim = dict(provider_constants().get("limits", {}).get(provider, {}))
+    if "names" in lim:
+        rule = tool_name_rule(lim.pop("names"))
+        lim["max_name_length"], lim["name_pattern"] = rule["max_length"], rule["pattern"]
+    return lim
 
 
 def limit_problems(provider: str, visible: float, names: Iterable[str] = ()) -> list[str]:

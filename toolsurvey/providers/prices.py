@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.assumptions import bundled_bytes, bundled_toml, reject_non_finite
-from ..errors import InputError
+from ..errors import InputError, ProviderError
 from .litellm import LITELLM_URL, cache_dir, chat_entry, entry_row, litellm_rows, litellm_source, provider_map
 
 PER_MILLION = 1_000_000
@@ -289,14 +289,15 @@ def _parse_json(text: str, origin: str) -> Any:
 
 
 def _read(source: str) -> tuple[str, str]:
-    """The text of a path or http(s) URL; raises InputError when it cannot be read."""
+    """The text of a path or http(s) URL; raises InputError when it cannot be read, ProviderError
+    when the server cannot be reached or fails."""
     if source.startswith(("http://", "https://")):
         from ..core.http import fetch  # streamed, with a byte cap and a deadline for the whole answer
 
         try:
             body, _ = fetch(source, {}, timeout=30)
-        except InputError as e:
-            raise InputError(f"cannot fetch prices: {e}") from None
+        except (InputError, ProviderError) as e:  # its message names only the redacted URL
+            raise type(e)(f"cannot fetch prices: {e}") from e
         return body.decode("utf-8", "replace"), source
     from ..core.files import read_text
 
@@ -366,16 +367,16 @@ def price_for(model: str, prices: Mapping[str, Price]) -> Price:
 
 def update_prices(url: str = LITELLM_URL, *, today: str | None = None) -> tuple[Path, int]:
     """Fetch LiteLLM's current price file into the user cache (then the default source) and return
-    its path and how many chat models it prices. Raises InputError when it cannot be fetched or is
-    not a LiteLLM price file; the file in use is left as it was."""
+    its path and how many chat models it prices. Raises ProviderError when it cannot be fetched,
+    InputError when it is not a LiteLLM price file; the file in use is left as it was."""
     import datetime
 
     from ..core.writing import atomic_write
 
     try:
         text, origin = _read(url)
-    except InputError as e:
-        raise InputError(f"{e}; offline? The default prices stay as they were ({litellm_source()['label']})") from None
+    except (InputError, ProviderError) as e:
+        raise type(e)(f"{e}; offline? The default prices stay as they were ({litellm_source()['label']})") from e
     rows = litellm_rows(_parse_json(text, origin), origin)  # refuse anything that is not the price file
     folder = cache_dir()
     day = today or datetime.datetime.now(datetime.UTC).date().isoformat()

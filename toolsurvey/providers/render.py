@@ -11,22 +11,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from ..core.registry import Tool
+from ..errors import InputError
 
 PARTS = ("name", "description", "schema", "param_descriptions", "annotations",
          "output_schema", "other", "structure")
-
-RENDERINGS = {
-    "json": "compact JSON of name, description and input schema (the method of “Tool Calling in Language Model Agents”, Figure 1)",
-    "sent": "compact JSON of every key the source sent for the tool, in its order",
-    "openai": "OpenAI's function-definition token count (cookbook method and constants)",
-    "anthropic": "Anthropic tool JSON plus the documented tool-use system prompt, "
-                 "estimated with a tiktoken encoding (Claude's tokenizer is not public)",
-}
 
 # Which part each top-level key of a tool object belongs to, in every source format.
 _KEY_PART = {
@@ -97,14 +91,12 @@ def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
     out.append(("}", "structure"))
 
 
-def json_object(tool: Tool, render: str) -> dict:
-    """The object whose compact JSON is the tool under a JSON rendering (json, sent, anthropic)."""
-    if render == "sent":
-        return tool.as_sent()
+def tool_object(tool: Tool, schema_key: str) -> dict:
+    """{name, description, <schema_key>: input schema}: a tool as a JSON rendering shows it."""
     obj: dict[str, Any] = {"name": tool.name}
     if tool.description is not None:
         obj["description"] = tool.description
-    obj["input_schema" if render == "anthropic" else "inputSchema"] = tool.input_schema
+    obj[schema_key] = tool.input_schema
     return obj
 
 
@@ -112,10 +104,10 @@ def _chat_key(k: str) -> str | None:
     return None if k == "function" else "other"
 
 
-def render_json(tool: Tool) -> Rendered:
-    """Compact JSON of name, description and input schema (the method of “Tool Calling in Language Model Agents”, Figure 1)."""
+def render_object(obj: dict) -> Rendered:
+    """A tool object's compact JSON as one chunk, each top-level key in its part."""
     segs: Segments = []
-    _object_segments(json_object(tool, "json"), segs)
+    _object_segments(obj, segs)
     return Rendered([segs])
 
 
@@ -128,66 +120,81 @@ def render_sent(tool: Tool) -> Rendered:
     return Rendered([segs])
 
 
-def render_anthropic(tool: Tool) -> Rendered:
-    """The tool as Anthropic's API takes it: name, description, input_schema."""
-    segs: Segments = []
-    _object_segments(json_object(tool, "anthropic"), segs)
-    return Rendered([segs])
+# --- renderings as objects --------------------------------------------------------------------
 
 
-def _strip_period(s: str) -> str:
-    return s[:-1] if s.endswith(".") else s
+@dataclass(frozen=True)
+class Overhead:
+    """The tokens a provider adds once to every request that carries tools, and what they are."""
+
+    tokens: int = 0
+    why: str = ""
 
 
-def render_openai(tool: Tool, c: dict[str, int]) -> Rendered:
-    """The cookbook's count: `name:description`, one `key:type:description` line per property,
-    enum items, and per-function/per-property constants. A property with nested structure (an
-    object with properties, an array of such, a `$ref` or an `anyOf`), which the cookbook leaves
-    out, has as its type the TypeScript text openai-chat-tokens documents (toolsurvey.providers.typescript)."""
-    r = Rendered(constants={"structure": c["func_init"]})
-    desc = _strip_period(tool.description or "")
-    r.chunks.append([(f"{tool.name}:", "name"), (desc, "description")])
-    _openai_properties(tool.input_schema, c, r)
-    return r
+@dataclass(frozen=True)
+class Rendering:
+    """One way of turning tools into the text a model sees: `name` as --render takes it, what it is,
+    whose models see it (`provider`, None for a rendering of no provider's), the tool_choice values
+    that change its count (empty where none does), and `documents_overhead` where the provider
+    publishes its per-request overhead (then an exact count is checked against it). The generic
+    renderings add no overhead and take no model; a provider's subclass overrides the methods."""
+
+    name: str
+    description: str
+    provider: str | None = None
+    tool_choices: tuple[str, ...] = ()
+    documents_overhead: bool = False
+    tool_method: str = ""  # how one tool is counted, without the per-request constants
+    estimate_note: str = ""  # what an exact count corrects, where the tokenizer is not public
+    json: bool = True  # the tool is the compact JSON of `json_object`
+    schema_key: str = "inputSchema"  # the key of the input schema in that object
+
+    def default_model(self) -> str | None:
+        """The model its constants apply to when none is named (None: it has none)."""
+        return None
+
+    def check_tool_choice(self, tool_choice: str) -> None:
+        """Raise InputError for a tool_choice the provider does not accept (where one matters)."""
+        if self.tool_choices and tool_choice not in self.tool_choices:
+            raise InputError(f"unknown tool_choice {tool_choice!r}; expected "
+                             f"{', '.join(self.tool_choices[:-1])} or {self.tool_choices[-1]}")
+
+    def renderer(self, model: str | None) -> Callable[[Tool], Rendered]:
+        """The function turning one tool into its chunks for `model`."""
+        return lambda tool: render_object(self.json_object(tool))
+
+    def json_object(self, tool: Tool) -> dict | None:
+        """The object whose compact JSON is the tool, for a JSON rendering; None for another."""
+        return tool_object(tool, self.schema_key) if self.json else None
+
+    def encoding(self, model: str | None) -> str | None:
+        """The tiktoken encoding its constants are for (None: the caller's default)."""
+        return None
+
+    def overhead(self, model: str | None, tool_choice: str = "auto") -> Overhead:
+        """The tokens the provider adds to a request with tools for `model` (none without a model).
+        Raises InputError for a model the provider constants do not list."""
+        return Overhead()
+
+    def method(self, model: str | None, tool_choice: str = "auto") -> str:
+        """What a footprint under this rendering counts, for a method line."""
+        return self.description
+
+    def per_tool_method(self) -> str:
+        """How one tool's tokens are counted, leaving out the per-request constants."""
+        return self.tool_method or self.description
 
 
-def _nested(prop: dict, root: Any) -> bool:
-    """Whether a property's type needs more than the cookbook's one-word type."""
-    from .typescript import resolve_ref
+class SentRendering(Rendering):
+    """The object the source sent, every key in its order (OpenAI Chat's `function` wrapper kept)."""
 
-    if "$ref" in prop or isinstance(prop.get("anyOf"), list):
-        return True
-    if prop.get("type") == "object" and isinstance(prop.get("properties"), dict) and prop["properties"]:
-        return True
-    items = prop.get("items") if prop.get("type") == "array" else None
-    return isinstance(items, dict) and (_nested(items, root) or resolve_ref(items, root)[0] is not items)
+    def renderer(self, model: str | None) -> Callable[[Tool], Rendered]:
+        return render_sent
+
+    def json_object(self, tool: Tool) -> dict:
+        return tool.as_sent()
 
 
-def _openai_properties(schema: Any, c: dict[str, int], r: Rendered) -> None:
-    from .typescript import type_segments
-
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    if not isinstance(props, dict) or not props:
-        return
-    r.constants["structure"] += c["prop_init"]
-    for key, prop in props.items():
-        r.constants["structure"] += c["prop_key"]
-        prop = prop if isinstance(prop, dict) else {}
-        pdesc = prop.get("description")
-        pdesc = _strip_period(pdesc) if isinstance(pdesc, str) else ""
-        if _nested(prop, schema):
-            r.chunks.append([(f"{key}:", "schema"), *type_segments(prop, 0, schema), (":", "schema"),
-                             (pdesc, "param_descriptions")])
-            continue
-        ptype = prop.get("type", "")
-        ptype = "|".join(map(str, ptype)) if isinstance(ptype, list) else str(ptype)
-        enum = prop.get("enum")
-        if isinstance(enum, list):
-            r.constants["structure"] += c["enum_init"] + c["enum_item"] * len(enum)
-            r.chunks.extend([[(str(item), "schema")] for item in enum])
-        r.chunks.append([(f"{key}:{ptype}:", "schema"), (pdesc, "param_descriptions")])
-
-
-# --- provider constants (data, not code) --------------------------------------------------------
-
-
+JSON = Rendering("json", "compact JSON of name, description and input schema (the method of “Tool Calling "
+                         "in Language Model Agents”, Figure 1)")
+SENT = SentRendering("sent", "compact JSON of every key the source sent for the tool, in its order")

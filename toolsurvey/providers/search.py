@@ -31,6 +31,8 @@ class SearchRules:
     source: str
     url: str
     as_of: str
+    label: str = ""  # how a lever names it: "Anthropic's tool search (BM25 variant)"
+    example_model: str = ""  # the model a lever prices it with when the scenario's own does not support it
     max_results: int | None = None
     max_deferred_tools: int | None = None
     visible_advice: int | None = None

@@ -8,17 +8,18 @@ from dataclasses import replace
 
 from ...core.registry import Registry
 from ...errors import InputError
-
-NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what OpenAI and Anthropic accept as a tool name
-PREFIXES = {"claude-code": "mcp__{server}__{tool}"}  # clients whose namespacing is documented
+from ...providers.clients import name_templates
+from ...providers.limits import tool_name_rule
 
 
 def name_template(prefix: str) -> str:
-    """The name template of a client in PREFIXES, or `prefix` itself; raises InputError without {tool}."""
-    template = PREFIXES.get(prefix, prefix)
+    """The name template of a client whose namespacing is documented (providers.toml [clients.*]),
+    or `prefix` itself; raises InputError without {tool}."""
+    known = name_templates()
+    template = known.get(prefix, prefix)
     if "{tool}" not in template:
         raise InputError(f"prefix template {prefix!r} has no {{tool}} field; "
-                         f"expected e.g. 'mcp__{{server}}__{{tool}}' or one of: {', '.join(PREFIXES)}")
+                         f"expected e.g. 'mcp__{{server}}__{{tool}}' or one of: {', '.join(known)}")
     return template
 
 
@@ -52,12 +53,15 @@ def rename_tools(reg: Registry, name_of: Callable[[str, str], str]) -> Registry:
 
 
 def name_problems(reg: Registry) -> list[str]:
-    """Names a provider would reject: shared by several servers, or outside ^[a-zA-Z0-9_-]{1,64}$."""
+    """Names a provider would reject: shared by several servers, or outside the tool-name pattern
+    OpenAI and Anthropic share (providers.toml [tool_names.shared])."""
     problems = [f"tool name {n!r} is defined by several servers ({', '.join(sorted(set(s)))}); "
                 "without a per-server prefix the model cannot tell them apart"
                 for n, s in reg.collisions().items()]
+    rule = tool_name_rule()
+    pattern, most = re.compile(rule["pattern"]), rule["max_length"]
     for t in reg:
-        if not NAME_PATTERN.match(t.name):
-            why = f"{len(t.name)} characters, over 64" if len(t.name) > 64 else "characters outside a-z A-Z 0-9 _ -"
-            problems.append(f"{t.key}: name {t.name!r} breaks ^[a-zA-Z0-9_-]{{1,64}}$ ({why})")
+        if not pattern.match(t.name):
+            why = f"{len(t.name)} characters, over {most}" if len(t.name) > most else "characters outside a-z A-Z 0-9 _ -"
+            problems.append(f"{t.key}: name {t.name!r} breaks {rule['pattern']} ({why})")
     return problems

@@ -41,7 +41,7 @@ def discover(target: str | list[str] | None = None, *, config: str | os.PathLike
     file, or `client` a client whose config is found where it looks (a name such as "claude-code",
     for the current folder, or a ClientConfig from `inputs.clients.read.read_client`), of which
     `servers` picks some; `prefix` a name template such as 'mcp__{server}__{tool}' or a client
-    name (see PREFIXES). A server that fails is kept with no tools and an `error` in
+    name (providers.toml [clients.*] name_template). A server that fails is kept with no tools and an `error` in
     its info, and named in `warnings`. Raises InputError for bad arguments or config.
     """
     template = name_template(prefix) if prefix else None

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from ...core.jsonlines import documents
+from ...providers.anthropic import usage as anthropic_usage
 from .collector import FILE, PROGRESS, Collector, where
 from .events import claude_event
-from .fields import anthropic_usage, result_text, split_name, stem
+from .fields import result_text, split_name, stem
 
 # Line types that carry the conversation: any of them identifies a Claude Code file.
 CLAUDE_TYPES = frozenset({"user", "assistant", "summary", "system", "progress"})

@@ -1,5 +1,5 @@
-"""Fields the trace sources share, read forgivingly: counts, arguments, result text, MCP tool names,
-Anthropic usage and tool definitions."""
+"""Fields the trace sources share, read forgivingly: counts, arguments, result text, MCP tool names
+and tool definitions (a provider's usage is read by its module in `providers`)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,10 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+
+from ...providers.endpoints import count
+
+non_negative = count  # `v` as a count: an int of at least 0, and 0 for what is not a number
 
 
 def stem(path: str | os.PathLike) -> str:
@@ -31,14 +35,6 @@ def carries_usage(v: Any, depth: int = 8) -> bool:
     if isinstance(v, list):
         return any(carries_usage(x, depth - 1) for x in v if isinstance(x, (dict, list)))
     return False
-
-
-def non_negative(v: Any) -> int:
-    """`v` as a count: an int of at least 0, and 0 for what is not a number."""
-    try:
-        return max(int(v), 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def _compact(v: Any) -> str:
@@ -74,29 +70,6 @@ def split_name(name: str) -> tuple[str | None, str]:
         if len(parts) == 3 and parts[1] and parts[2]:
             return parts[1], parts[2]
     return None, name
-
-
-def count(v: Any) -> int:
-    """`non_negative`, with a fast path for what usage fields almost always are."""
-    return v if v.__class__ is int and v >= 0 else non_negative(v)
-
-
-def anthropic_usage(u: dict) -> tuple[int, int, int, int, int]:
-    """The usage of an Anthropic Messages `usage` object in USAGE_FIELDS order: input, 5-minute and
-    1-hour cache writes, cache reads, output."""
-    g = u.get
-    inp, writes, read, out = (g("input_tokens"), g("cache_creation_input_tokens"), g("cache_read_input_tokens"),
-                              g("output_tokens"))
-    if not (inp.__class__ is writes.__class__ is read.__class__ is out.__class__ is int
-            and min(inp, writes, read, out) >= 0):  # the usual case, checked at once; else field by field
-        inp, writes, read, out = count(inp), count(writes), count(read), count(out)
-    split = g("cache_creation")
-    if split.__class__ is dict:
-        hour = count(split.get("ephemeral_1h_input_tokens"))
-        five = max(count(split.get("ephemeral_5m_input_tokens")), writes - hour)
-    else:  # without the split, every write is a 5-minute write
-        hour, five = 0, writes
-    return inp, five, hour, read, out
 
 
 def definitions(defs: Any) -> str | None:

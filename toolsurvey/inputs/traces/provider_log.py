@@ -4,8 +4,9 @@ Responses; the response carries usage and tool calls, the request the tool resul
 from __future__ import annotations
 
 from ...core.jsonlines import documents
+from ...providers.catalog import logged_tool_calls, logged_tool_results, logged_usage
 from .collector import Collector, where
-from .fields import anthropic_usage, definitions, non_negative, result_text, split_name, stem
+from .fields import definitions, result_text, split_name, stem
 
 
 def provider_log(path: str, c: Collector) -> None:
@@ -25,49 +26,10 @@ def provider_log(path: str, c: Collector) -> None:
         else:
             tools = req.get("tools")
             c.request(str(resp.get("id") or rec.get("id") or f"{path}:{n}"), path, n, at, ts,
-                      str(resp.get("model") or req.get("model") or ""), _usage(u),
+                      str(resp.get("model") or req.get("model") or ""), logged_usage(u),
                       definitions=definitions(tools) if tools else None)
-        for call_id, name, args in _calls(resp):
-            server, tool = split_name(name)
-            c.call(call_id, at, ts, tool, server, args)
-        for call_id, text, err in () if c.lean else _results(req):
-            c.result(call_id, text, err)
-
-
-def _usage(u: dict) -> tuple[int, ...]:
-    """USAGE_FIELDS of a response's usage."""
-    if "prompt_tokens" in u:  # OpenAI Chat Completions: cached tokens are inside prompt_tokens
-        read = non_negative((u.get("prompt_tokens_details") or {}).get("cached_tokens"))
-        return max(non_negative(u["prompt_tokens"]) - read, 0), 0, 0, read, non_negative(u.get("completion_tokens"))
-    if "input_tokens_details" in u:  # OpenAI Responses: likewise inside input_tokens
-        read = non_negative((u.get("input_tokens_details") or {}).get("cached_tokens"))
-        return max(non_negative(u.get("input_tokens")) - read, 0), 0, 0, read, non_negative(u.get("output_tokens"))
-    return anthropic_usage(u)  # Anthropic Messages: input_tokens excludes cache reads and writes
-
-
-def _calls(resp: dict):
-    for b in resp.get("content") or []:  # Anthropic
-        if isinstance(b, dict) and b.get("type") == "tool_use":
-            yield str(b.get("id")), str(b.get("name", "")), b.get("input")
-    for ch in resp.get("choices") or []:  # OpenAI Chat
-        for tc in ((ch or {}).get("message") or {}).get("tool_calls") or []:
-            fn = tc.get("function") or {}
-            yield str(tc.get("id")), str(fn.get("name", "")), fn.get("arguments")
-    for item in resp.get("output") or []:  # OpenAI Responses
-        if isinstance(item, dict) and item.get("type") == "function_call":
-            yield str(item.get("call_id") or item.get("id")), str(item.get("name", "")), item.get("arguments")
-
-
-def _results(req: dict):
-    for m in req.get("messages") or []:
-        if not isinstance(m, dict):
-            continue
-        if m.get("role") == "tool" and m.get("tool_call_id"):  # OpenAI Chat
-            yield str(m["tool_call_id"]), result_text(m.get("content")), False
-        elif isinstance(m.get("content"), list):  # Anthropic
-            for b in m["content"]:
-                if isinstance(b, dict) and b.get("type") == "tool_result":
-                    yield str(b.get("tool_use_id")), result_text(b.get("content")), b.get("is_error") is True
-    for item in req.get("input") if isinstance(req.get("input"), list) else []:  # OpenAI Responses
-        if isinstance(item, dict) and item.get("type") == "function_call_output":
-            yield str(item.get("call_id")), result_text(item.get("output")), False
+        for call_id, name, args in logged_tool_calls(resp):
+            server, tool = split_name(str(name))
+            c.call(str(call_id), at, ts, tool, server, args)
+        for call_id, content, err in () if c.lean else logged_tool_results(req):
+            c.result(call_id, result_text(content), err)

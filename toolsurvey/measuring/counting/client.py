@@ -1,5 +1,9 @@
 """The HTTP client of the counting endpoints: concurrent, retrying (honouring Retry-After), cached,
-and key-safe (the key is removed from every message). httpx is imported only when a request is sent."""
+and key-safe (the key is removed from every message). httpx is imported only when a request is sent.
+
+What fails is a ProviderError (no connection, no answer in time, a refused key, a rate limit that
+outlasts the retries, an error answer), except an unknown model, which is the caller's input. None is
+chained to the exception it comes from: httpx's exceptions hold the request, and its headers the key."""
 
 from __future__ import annotations
 
@@ -14,8 +18,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ...core.http import MAX_ANSWER_BYTES, check_url, deadline_timeout, read_capped
-from ...errors import InputError
-from ...providers.endpoints import Provider, api_key, base_url, error_message, parse_target
+from ...errors import InputError, ProviderError, ToolsurveyError
+from ...providers.catalog import parse_target
+from ...providers.endpoints import Provider, error_message
 from .cache import Cache
 from .requests import Request, body_bytes
 
@@ -76,10 +81,12 @@ class Client:
                  sleep: Callable[[float], None] | None = None, progress: Progress | None = None,
                  transport: Any = None):
         self.provider, self.model = parse_target(target)
-        self.url = check_url(base_url(self.provider, base, environ) + self.provider.path(self.model), "the base URL")
+        self.endpoint = self.provider.counting
+        self.name = self.endpoint.name  # as --count-with names it
+        self.url = check_url(self.provider.base_url(base, environ) + self.endpoint.path(self.model), "the base URL")
         self.environ = environ
         self.cache = cache if cache is not None else Cache()
-        self.concurrency = max(1, concurrency or self.provider.concurrency)
+        self.concurrency = max(1, concurrency or self.endpoint.concurrency)
         self.timeout, self.retries, self.backoff = timeout, retries, backoff
         self.progress, self.transport = progress, transport
         self.stats = Stats()
@@ -91,7 +98,8 @@ class Client:
     def count(self, requests: Sequence[Request]) -> list[int | TooLarge]:
         """The count of each request, or TooLarge where the endpoint refused its size.
 
-        Raises InputError (with the key removed from every message) for anything else that fails.
+        Raises ProviderError (InputError for an unknown model), with the key removed from every
+        message, for anything else that fails.
         """
         out: list[int | TooLarge | None] = [self.cache.get(r.key) for r in requests]
         todo = [i for i, v in enumerate(out) if v is None]
@@ -100,8 +108,8 @@ class Client:
         self._report(done, len(requests))
         if not todo:
             return out  # type: ignore[return-value]
-        self._key = api_key(self.provider, self.environ)
-        failure = None
+        self._key = self.provider.api_key(self.environ)
+        failure: ToolsurveyError | None = None
         try:
             import httpx
 
@@ -119,12 +127,12 @@ class Client:
                     for f in futures:
                         f.cancel()
                     raise
-        except InputError as e:
-            failure = str(e)
+        except ToolsurveyError as e:
+            failure = e
         except Exception as e:  # httpx's own errors: reported in one line, like the rest
-            failure = f"{self.provider.name} {self.url}: {type(e).__name__}: {e}"
+            failure = ProviderError(f"{self.name} {self.url}: {type(e).__name__}: {e}")
         if failure is not None:  # raised here, outside the handler, so no exception chain keeps the key
-            raise InputError(self.redact(failure))
+            raise type(failure)(self.redact(str(failure)))
         return out  # type: ignore[return-value]
 
     def redact(self, text: str) -> str:
@@ -146,13 +154,13 @@ class Client:
         import httpx
 
         headers = {"content-type": "application/json", "accept": "application/json",
-                   **self.provider.headers(self._key or "")}
+                   **self.provider.auth_headers(self._key or "")}
         content = body_bytes(req.body)
-        where = f"{self.provider.name} {self.url}"
+        where = f"{self.name} {self.url}"
         problem = ""
         for attempt in range(self.retries + 1):
             if self._stop.is_set():
-                raise InputError("stopped: another request failed")  # never shown: the first failure is
+                raise ProviderError("stopped: another request failed")  # never shown: the first failure is
             with self._lock:
                 self.stats.sent += 1
             try:
@@ -171,8 +179,8 @@ class Client:
                 problem = f"HTTP {r.status_code} {_error_text(r)}".strip()
                 after = _retry_after(r.headers)
                 if after is not None and after > MAX_RETRY_AFTER:
-                    raise InputError(f"{where} asks to wait {after:,.0f} s before retrying ({problem}); "
-                                     "try again later")
+                    raise ProviderError(f"{where} asks to wait {after:,.0f} s before retrying ({problem}); "
+                                        "try again later")
                 if attempt < self.retries:
                     self._wait(after if after is not None else self._backoff(attempt))
                 continue
@@ -182,9 +190,9 @@ class Client:
                 text = _error_text(r)
                 if _too_long(r.status_code, text):
                     return TooLarge(text)
-                raise InputError(_describe_error(self.provider, self.model, where, r.status_code, text))
+                raise _error(self.provider, self.model, where, r.status_code, text)
             return self._read(r, where, req)
-        raise InputError(f"{where}: gave up on the {req.label} request after {self.retries + 1} tries: {problem}")
+        raise ProviderError(f"{where}: gave up on the {req.label} request after {self.retries + 1} tries: {problem}")
 
     def _post(self, http, content: bytes, headers: dict, where: str):
         """POST and read the whole answer within `timeout` seconds and MAX_ANSWER_BYTES."""
@@ -205,18 +213,17 @@ class Client:
         head = r.text[:60].strip().replace("\n", " ")
         hint = f"is the base URL right (--base-url or {self.provider.base_url_var})?"
         if "json" not in ctype:
-            raise InputError(f"{where} answered {r.status_code} with {ctype or 'no content type'} "
-                             f"({head!r}), expected JSON; {hint}")
+            raise ProviderError(f"{where} answered {r.status_code} with {ctype or 'no content type'} "
+                                f"({head!r}), expected JSON; {hint}")
         try:
             answer = r.json()
         except ValueError:
-            raise InputError(f"{where} answered {r.status_code} with malformed JSON ({head!r}); {hint}") from None
-        tokens = self.provider.read(answer)
+            raise ProviderError(f"{where} answered {r.status_code} with malformed JSON ({head!r}); {hint}") from None
+        tokens = self.endpoint.read(answer)
         if tokens is None:
-            field_name = "totalTokens" if self.provider.name == "gemini" else "input_tokens"
-            raise InputError(f"{where} answered without a non-negative integer {field_name!r} "
-                             f"(found {head!r}); {hint}")
-        self.cache.put(req.key, self.provider.name, self.model, tokens)
+            raise ProviderError(f"{where} answered without a non-negative integer {self.endpoint.answer!r} "
+                                f"(found {head!r}); {hint}")
+        self.cache.put(req.key, self.name, self.model, tokens)
         return tokens
 
 
@@ -227,11 +234,13 @@ def _error_text(r) -> str:
         return r.text[:120].strip().replace("\n", " ")
 
 
-def _describe_error(provider: Provider, model: str, where: str, status: int, text: str) -> str:
+def _error(provider: Provider, model: str, where: str, status: int, text: str) -> ToolsurveyError:
+    """The error an answer of HTTP `status` is: a refused key, an unknown model (the caller's input),
+    or another failure of the provider's."""
     if status in (401, 403) or "api key" in text.lower():
-        return (f"{where} refused the key in {' or '.join(provider.key_vars)} (HTTP {status} {text}); "
-                "check that it is a valid key for this provider")
+        return ProviderError(f"{where} refused the key in {' or '.join(provider.key_vars)} (HTTP {status} {text}); "
+                             "check that it is a valid key for this provider")
     if status == 404 or "model" in text.lower() and status == 400:
-        return (f"{where} does not know model {model!r} (HTTP {status} {text}); "
-                f"check the model id in {provider.name}:MODEL")
-    return f"{where} answered HTTP {status} {text}"
+        return InputError(f"{where} does not know model {model!r} (HTTP {status} {text}); "
+                          f"check the model id in {provider.counting.name}:MODEL")
+    return ProviderError(f"{where} answered HTTP {status} {text}")

@@ -9,8 +9,8 @@ import pandas as pd
 
 from ...core.registry import Registry, Tool
 from ...errors import InputError
-from ...providers.constants import anthropic_family
-from ...providers.endpoints import Provider, base_url
+from ...providers.catalog import rendering
+from ...providers.endpoints import Provider
 from ..footprint import footprint
 from ..parts import PARTS
 from .attribution import Attribution, attribute, largest_remainder
@@ -27,11 +27,11 @@ def _count_with_splits(client: Client, p: Plan) -> tuple[list[int], list[int], l
     singles, instr = values[1 + k:1 + k + n], values[1 + k + n:]
     for i, v in enumerate(singles):
         if isinstance(v, TooLarge):
-            raise InputError(f"{client.provider.name} refused the {p.singles[i].label} request "
+            raise InputError(f"{client.name} refused the {p.singles[i].label} request "
                              f"for its size ({v}); it cannot be counted")
     for v in [baseline, *instr]:
         if isinstance(v, TooLarge):
-            raise InputError(f"{client.provider.name} refused a request without tools for its size ({v})")
+            raise InputError(f"{client.name} refused a request without tools for its size ({v})")
     groups, counts = list(p.chunk_tools), list(chunk_vals)
     while any(isinstance(v, TooLarge) for v in counts):
         new_groups: list[list[Tool]] = []
@@ -39,7 +39,7 @@ def _count_with_splits(client: Client, p: Plan) -> tuple[list[int], list[int], l
             if not isinstance(v, TooLarge):
                 new_groups.append(g)
             elif len(g) < 2:
-                raise InputError(f"{client.provider.name} refused the request with tool {g[0].key!r} for its size ({v})")
+                raise InputError(f"{client.name} refused the request with tool {g[0].key!r} for its size ({v})")
             else:
                 new_groups += [g[: len(g) // 2], g[len(g) // 2:]]
         client.stats.splits.append(f"the endpoint refused a request for its size; split into {len(new_groups)} parts")
@@ -71,7 +71,8 @@ def exact_footprint(reg: Registry, target: str, *, base: str | None = None, cach
     splits = list(client.stats.splits)
     if first_split:
         splits.insert(0, f"the registry is too large for one request; counted in {len(p.chunks)} parts")
-    method = (f"exact counts from {p.provider.name}'s token-counting endpoint for {p.model} "
+    name = p.provider.counting.name
+    method = (f"exact counts from {name}'s token-counting endpoint for {p.model} "
               f"({client.stats.sent + client.stats.cached} requests: {client.stats.sent} sent, "
               f"{client.stats.cached} from the cache, {client.stats.retries} retried); overhead {att.overhead_method}; residual of "
               f"{att.residual:+d} spread over the items in proportion to their own counts (largest remainder); "
@@ -79,10 +80,10 @@ def exact_footprint(reg: Registry, target: str, *, base: str | None = None, cach
     if splits:
         method += "; " + "; ".join(splits)
     table.attrs.update(
-        encoding=f"{p.provider.name}'s own tokenizer (exact)", render=offline.attrs["render"], model=p.model,
+        encoding=f"{name}'s own tokenizer (exact)", render=offline.attrs["render"], model=p.model,
         tool_choice=offline.attrs.get("tool_choice"), method=method,
         warnings=list(reg.warnings) + splits, sources=list(reg.sources),
-        exact={"provider": p.provider.name, "model": p.model, "url": client.url,
+        exact={"provider": name, "model": p.model, "url": client.url,
                "requests": client.stats.sent + client.stats.cached, "sent": client.stats.sent,
                "cached": client.stats.cached, "retries": client.stats.retries, "parts": k,
                "baseline": values[0], "whole": att.whole, "overhead": att.overhead,
@@ -92,17 +93,21 @@ def exact_footprint(reg: Registry, target: str, *, base: str | None = None, cach
 
 
 def _offline(reg: Registry, provider: Provider, model: str) -> tuple[pd.DataFrame, str]:
+    render = provider.counting.render
     try:
-        return footprint(reg, render=provider.render, model=model), f"{provider.render} rendering"
+        return footprint(reg, render=render, model=model), f"{render} rendering"
     except InputError:  # a model the provider constants file does not list: the plain JSON parts
         return footprint(reg, render="json"), f"json rendering ({model!r} is not in providers.toml)"
 
 
 def _documented_overhead(provider: Provider, model: str) -> int | None:
-    if provider.name != "anthropic":
+    """The overhead the provider publishes for `model` (tool_choice auto, as the endpoints count),
+    where it publishes one; None elsewhere, or for a model its table does not list."""
+    r = rendering(provider.counting.render)
+    if not r.documents_overhead:
         return None
     try:
-        return int(anthropic_family(model)[1]["auto"])
+        return r.overhead(model).tokens
     except InputError:
         return None
 
@@ -136,8 +141,8 @@ def dry_run(reg: Registry, target: str, *, base: str | None = None, cache_dir: s
     reqs = p.requests
     cached = sum(cache.get(r.key) is not None for r in reqs)
     env = os.environ if environ is None else environ
-    return {"provider": p.provider.name, "model": p.model,
-            "url": base_url(p.provider, base, environ) + p.provider.path(p.model),
+    return {"provider": p.provider.counting.name, "model": p.model,
+            "url": p.provider.base_url(base, environ) + p.provider.counting.path(p.model),
             "tools": len(reg), "requests": len(reqs), "cached": cached, "to_send": len(reqs) - cached,
             "parts": len(p.chunks), "key_set": any(env.get(v, "").strip() for v in p.provider.key_vars),
             "key_vars": list(p.provider.key_vars)}

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from ...core.registry import Registry, Tool
 from ...errors import InputError
 from ...inputs.formats import dump
-from ...providers.endpoints import Provider, parse_target
+from ...providers.catalog import parse_target
+from ...providers.endpoints import Provider
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,13 @@ def body_bytes(body: dict) -> bytes:
 
 def _cache_key(provider: Provider, model: str, body: dict) -> str:
     # The exact bytes sent: key order matters to a tokenizer, so nothing is sorted.
-    blob = provider.name.encode() + b"\0" + model.encode() + b"\0" + body_bytes(body)
+    blob = provider.counting.name.encode() + b"\0" + model.encode() + b"\0" + body_bytes(body)
     return hashlib.sha256(blob).hexdigest()
 
 
 def _request(provider: Provider, model: str, label: str, tools: Sequence[Tool], system: str | None) -> Request:
-    value = dump(Registry.from_tools(tools), provider.tools_format) if tools else None
-    body = provider.body(model, value, system)
+    value = dump(Registry.from_tools(tools), provider.counting.tools_format) if tools else None
+    body = provider.counting.body(model, value, system)
     return Request(label, body, _cache_key(provider, model, body))
 
 
@@ -93,7 +94,7 @@ def plan(reg: Registry, target: str, *, max_body_bytes: int | None = None) -> Pl
     tools = reg.tools
     instr = server_instructions(reg)
     system = "\n\n".join(text for _, text in instr) or None
-    limit = max_body_bytes or provider.max_body_bytes
+    limit = max_body_bytes or provider.counting.max_body_bytes
     baseline = _request(provider, model, "baseline (no tools)", [], None)
     singles = [_request(provider, model, f"tool {t.key!r} alone", [t], None) for t in tools]
     base = len(body_bytes(baseline.body))
@@ -102,9 +103,9 @@ def plan(reg: Registry, target: str, *, max_body_bytes: int | None = None) -> Pl
         size = len(body_bytes(r.body))
         if size > limit:
             raise InputError(f"tool {t.key!r} alone makes a {size:,}-byte request, over "
-                             f"{provider.name}'s limit of {limit:,} bytes: it cannot be counted")
+                             f"{provider.counting.name}'s limit of {limit:,} bytes: it cannot be counted")
         sizes.append(size - base)
-    extra = len(body_bytes(provider.body(model, None, system))) - base if system else 0
+    extra = len(body_bytes(provider.counting.body(model, None, system))) - base if system else 0
     groups = [tools[a:b] for a, b in _chunks(sizes, extra, base, limit)] if tools else [[]]
     chunks = chunk_requests(provider, model, groups, system)
     return Plan(provider, model, baseline, chunks, groups, singles,
