@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the checks need (Python venv, npm MCP servers, Debian's chromium) and run
-# every check: the test suite (which also executes every notebook) and the linter.
+# every check: the linter, the import contract, the sdist and wheel (built once, checked by twine),
+# and the test suite (which also executes every notebook, and installs that wheel in a fresh venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,4 +13,5 @@ if [ -f scripts/install-system.sh ]; then bash scripts/install-system.sh; fi
 
 .venv/bin/ruff check toolsurvey tests bench
 .venv/bin/lint-imports
-.venv/bin/python -m pytest -q "$@"
+bash scripts/build.sh dist
+TOOLSURVEY_DIST=dist .venv/bin/python -m pytest -q "$@"

@@ -1,9 +1,12 @@
 """Independent oracles for the measurement tests: tiktoken's own constructors on the shipped files,
-compact JSON built here, and a port of the OpenAI cookbook's tool token count."""
+compact JSON built here, a port of the OpenAI cookbook's tool token count, and the release and data
+dates read from pyproject.toml and the data files with a plain scan."""
 
 from __future__ import annotations
 
 import json
+import re
+import tomllib
 from functools import cache
 from pathlib import Path
 
@@ -11,7 +14,9 @@ import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as public
 
-ENCODINGS = Path(__file__).resolve().parent.parent / "toolsurvey" / "encodings"
+ROOT = Path(__file__).resolve().parent.parent
+ENCODINGS = ROOT / "toolsurvey" / "encodings"
+ASSUMPTIONS = ROOT / "toolsurvey" / "assumptions"
 
 
 def tiktoken_spec(name: str) -> dict:
@@ -79,3 +84,20 @@ def num_tokens_for_tools(functions: list[dict], model: str) -> int:
                     count += len(enc.encode(f"{key}:{p_type}:{p_desc}"))
         count += func_end
     return count
+
+
+def expected_provenance() -> dict[str, str]:
+    """The version in pyproject.toml and the dates in the data files, read here: the snapshot's in
+    prices.toml, the newest `as_of` line of providers.toml, the accuracy curve's."""
+    prices = tomllib.loads((ASSUMPTIONS / "prices.toml").read_text("utf-8"))["litellm"]
+    providers = re.findall(r'^as_of = "(\d{4}-\d\d-\d\d)"', (ASSUMPTIONS / "providers.toml").read_text("utf-8"), re.M)
+    accuracy = tomllib.loads((ASSUMPTIONS / "accuracy.toml").read_text("utf-8"))
+    return {"version": tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"],
+            "prices": f"LiteLLM {prices['version']} snapshot", "prices_as_of": prices["as_of"],
+            "providers_as_of": max(providers), "accuracy_curve_as_of": accuracy["as_of"]}
+
+
+def version_lines(p: dict) -> list[str]:
+    """How `toolsurvey --version` words the fields a JSON output carries under `produced_by`."""
+    return [f"toolsurvey {p['version']}", f"prices: {p['prices']}, as of {p['prices_as_of']}",
+            f"providers.toml: as of {p['providers_as_of']}", f"accuracy curve: as of {p['accuracy_curve_as_of']}"]

@@ -3,6 +3,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _dist import artifact, build_dist, venv_with
 from _public_data import absent_reason, shared_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,6 +46,18 @@ def write_json(tmp_path):
         p.write_text(json.dumps(value), encoding="utf-8")
         return p
     return write
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory) -> Path:
+    """The folder with this tree's sdist and wheel (scripts/build.sh: once per session, or check.sh's)."""
+    return build_dist(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(dist, tmp_path_factory) -> Path:
+    """A fresh venv with the built wheel installed, no extras (tests/_dist.py)."""
+    return venv_with(artifact(dist, ".whl"), tmp_path_factory.mktemp("wheel") / "venv")
 
 
 sys.path.insert(0, str(ROOT))

@@ -59,6 +59,13 @@ def test_help_imports_no_heavy_package():
     assert not top & PARSE_HEAVY, sorted(top & PARSE_HEAVY)
 
 
+def test_version_imports_no_heavy_package():
+    # the release and its data's dates come from three TOML files, without the engine
+    stdout, top = _imported(["-m", "toolsurvey", "--version"])
+    assert stdout.startswith("toolsurvey ") and "accuracy curve: as of" in stdout
+    assert not top & PARSE_HEAVY, sorted(top & PARSE_HEAVY)
+
+
 def test_configuring_every_sub_command_imports_no_heavy_package():
     # Every sub-command's options, parsed: the choices and defaults they show come from light modules.
     code = ("from toolsurvey.cli import build_parser\n"

@@ -5,8 +5,6 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__version__ = "0.1.0"
-
 # Public name -> module that defines it. Modules are imported on first use, so that
 # `import toolsurvey` stays fast and never pulls in pandas' heavier friends, plotly or the MCP SDK.
 _EXPORTS = {
@@ -82,6 +80,10 @@ __all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # read when asked (core/version.py), so `import toolsurvey` reads no file
+        from .core.version import version
+
+        return version()
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'toolsurvey' has no attribute {name!r}")
@@ -91,4 +93,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(list(globals()) + __all__)
+    return sorted(list(globals()) + __all__ + ["__version__"])

@@ -41,8 +41,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = Parser(
         prog="toolsurvey",
         description="What an agent's tool surface costs, and what would change it.")
-    from .. import __version__
-    parser.add_argument("--version", action="version", version=f"toolsurvey {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="print the version and the dates of the bundled data (prices, providers, accuracy curve)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, mod in _commands(only).items():
         p = sub.add_parser(name.replace("_", "-"), help=mod.HELP, description=mod.HELP)
@@ -55,6 +55,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             add_wide_arg(p)
         p.set_defaults(_run=mod.run)
     return parser
+
+
+class _Version(argparse.Action):
+    """--version: the release and its data's dates (model/provenance.py), read only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from ..model.provenance import provenance, provenance_text
+
+        print(provenance_text(provenance()))
+        parser.exit()
 
 
 class Terminated(KeyboardInterrupt):

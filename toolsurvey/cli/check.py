@@ -8,7 +8,7 @@ HELP = "exit 1 (one line per breach) when tools exceed token budgets or grow too
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ._common import add_registry_args
+    from ._common import add_output_args, add_registry_args
     from ._measure import add_measure_args
 
     add_registry_args(p)
@@ -21,12 +21,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-on", choices=("info", "warning", "suspicious", "error", "poisoning", "security"),
                    help="also fail on audit findings of this severity or above")
     add_measure_args(p)
+    add_output_args(p, formats=("text", "json"))
 
 
 def run(args: argparse.Namespace) -> int:
     from ..advice.budget import check, parse_increase
     from ..present.markdown import visible
-    from ._common import fit, load_registry, say
+    from ._common import fit, load_registry, say, write
     from ._measure import measure_kwargs
 
     frac, tokens = parse_increase(args.max_increase) if args.max_increase is not None else (None, None)
@@ -37,10 +38,24 @@ def run(args: argparse.Namespace) -> int:
     breaches = check(reg, max_request_tokens=args.max_request_tokens, max_tool_tokens=args.max_tool_tokens,
                      max_server_tokens=args.max_server_tokens, baseline=baseline, max_increase=frac,
                      max_increase_tokens=tokens, fail_on=args.fail_on, **measure_kwargs(args))
-    for b in breaches:
-        print(fit(visible(b.message)))
+    if args.format == "json":
+        write(_json(breaches, len(reg)), args.output)
+    else:
+        write("".join(fit(visible(b.message)) + "\n" for b in breaches), args.output)
     if breaches:
         say(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}")
         return 1
     say(f"toolsurvey check: within budget ({len(reg):,} tools)")
     return 0
+
+
+def _json(breaches: list, tools: int) -> str:
+    """The verdict as JSON: the release and data dates that produced it, and one object per breach."""
+    import dataclasses
+    import json
+
+    from ..model.provenance import provenance
+
+    doc = {"produced_by": provenance(), "tools": tools, "within_budget": not breaches,
+           "breaches": [dataclasses.asdict(b) for b in breaches]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"

@@ -37,7 +37,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="tools matching no phase: visible in every phase (default) or hidden")
     p.add_argument("--config", default=None, metavar="FILE", help="TOML overriding assumptions/audit.toml")
     p.add_argument("--show", choices=("summary", "actions", "stages"), default="summary",
-                   help="the table printed for csv/json output (table/markdown print all)")
+                   help="the table printed for csv/json output (table/markdown print all; json's summary is "
+                        "a document that also names the release and data dates that produced it)")
     add_output_args(p, formats=FORMATS)
 
 
@@ -127,7 +128,9 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         emit(p.table, "csv", args.output)
     elif args.format == "json":
-        doc = {"table": json.loads(p.table.to_json(orient="records")),
+        from ..model.provenance import provenance
+
+        doc = {"produced_by": provenance(), "table": json.loads(p.table.to_json(orient="records")),
                "actions": json.loads(actions.to_json(orient="records")),
                "stages": json.loads(p.stages.to_json(orient="records")),
                "assumptions": json.loads(json.dumps(p.assumptions, default=str)), "warnings": p.warnings}

@@ -27,11 +27,11 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_scenario_options(p)
     p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
     p.add_argument("--title", default=None, help="the report's title")
-    p.add_argument("--format", choices=("html", "markdown", "csv"), default=None,
-                   help="default: from the output's suffix (.md markdown, .csv or a folder csv), else html")
+    p.add_argument("--format", choices=("html", "markdown", "csv", "json"), default=None,
+                   help="default: from the output's suffix (.md markdown, .json json, .csv or a folder csv), else html")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="where to write; - for standard output "
-                        "(default: report.html; markdown without -o goes to standard output)")
+                        "(default: report.html; markdown and json without -o go to standard output)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,15 +49,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
                  queries=args.queries, **measure_kwargs(args), **scenario_options(args))
-    if args.output == "-" or (fmt == "markdown" and not args.output):
-        sys.stdout.write(rep.to_markdown() if fmt == "markdown" else rep.to_html())
+    if args.output == "-" or (fmt in ("markdown", "json") and not args.output):
+        sys.stdout.write({"html": rep.to_html, "markdown": rep.to_markdown, "json": rep.to_json}[fmt]())
         say(rep.summary_text())
         return 0
     output = args.output or ("report.html" if fmt == "html" else "report-tables")
     paths = rep.save(output, format=fmt)
     print(fit(visible_lines(rep.summary_text())))
     where = paths[0].resolve() if fmt != "csv" else paths[0].resolve().parent
-    what = {"html": "open it in a browser; it works offline", "markdown": "Markdown",
+    what = {"html": "open it in a browser; it works offline", "markdown": "Markdown", "json": "JSON",
             "csv": f"{len(paths)} CSV files"}[fmt]
     print(fit(f"\nReport written to {where} ({what})"))
     return 0

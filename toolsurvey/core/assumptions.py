@@ -48,6 +48,17 @@ def toml_or_bundled(path: str | os.PathLike | None, bundled: str, what: str) -> 
     return read_toml(path, what), os.fspath(path)
 
 
+def newest_as_of(doc: Any) -> str:
+    """The latest `as_of` date anywhere in an assumption document ("" if none): a file whose entries
+    were checked on different days is as recent as its newest entry."""
+    if isinstance(doc, list):
+        return max((newest_as_of(v) for v in doc), default="")
+    if not isinstance(doc, dict):
+        return ""
+    own = str(doc["as_of"]) if "as_of" in doc else ""
+    return max([own, *(newest_as_of(v) for k, v in doc.items() if k != "as_of")])
+
+
 def reject_non_finite(value: Any, where: str, key: str = "") -> None:
     """Raise InputError for a nan or infinite number anywhere in `value`, naming its key."""
     if isinstance(value, float) and not math.isfinite(value):

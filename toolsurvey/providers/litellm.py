@@ -86,6 +86,7 @@ def litellm_source() -> dict[str, str]:
             info = {}
         info = info if isinstance(info, dict) else {}
         return {"path": str(cached), "label": f"LiteLLM price file fetched {info.get('fetched', '?')}",
+                "name": "LiteLLM price file fetched by `toolsurvey prices update`",
                 "as_of": str(info.get("fetched", "")), "source": str(info.get("url", LITELLM_URL))}
     return {"path": "", "label": f"LiteLLM {meta['version']} snapshot ({meta['as_of']})",
-            "as_of": meta["as_of"], "source": meta["source"]}
+            "name": f"LiteLLM {meta['version']} snapshot", "as_of": meta["as_of"], "source": meta["source"]}

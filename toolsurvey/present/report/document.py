@@ -13,9 +13,9 @@ import pandas as pd
 from ...core.viewable import Viewable
 from ...core.writing import atomic_write, spreadsheet_safe
 from ...errors import InputError
-from .render import render_html, render_markdown
+from .render import render_html, render_json, render_markdown
 
-FORMATS = ("html", "markdown", "csv")
+FORMATS = ("html", "markdown", "csv", "json")
 NOT_PRICED = "not priced"  # a money figure the simulation did not price (over the context window)
 
 
@@ -67,7 +67,7 @@ class Report(Viewable):
     subtitle: str
     sections: list[Section]
     levers: list[tuple[str, float]] = field(default_factory=list)  # (change, dollars saved per month)
-    meta: dict[str, Any] = field(default_factory=dict)  # date, version, inputs: [(name, short sha256)]
+    meta: dict[str, Any] = field(default_factory=dict)  # date, produced_by, inputs: [(role, name, short sha256)]
 
     def section(self, key: str) -> Section:
         return next(s for s in self.sections if s.key == key)
@@ -101,10 +101,18 @@ class Report(Viewable):
         """The report as Markdown (for wikis and pull requests); cells escaped."""
         return render_markdown(self)
 
+    def to_json(self) -> str:
+        """The report as JSON: its release and data dates, inputs, headline figures, levers and tables."""
+        return render_json(self)
+
     def to_csv(self) -> dict[str, str]:
-        """File name -> CSV text of every table, plus `summary.csv` with the headline figures."""
+        """File name -> CSV text of every table, plus `summary.csv` with the headline figures and
+        `produced_by.csv` with the release and its data's dates."""
         out = {"summary.csv": _csv(pd.DataFrame(
             [{"figure": f.key, "label": f.label, "value": f.value} for f in self.headlines.values()]))}
+        if self.meta.get("produced_by"):  # the release and its data's dates, as `toolsurvey --version`
+            out["produced_by.csv"] = _csv(pd.DataFrame(list(self.meta["produced_by"].items()),
+                                                       columns=["field", "value"]))
         if self.levers:
             out["levers.csv"] = _csv(pd.DataFrame(self.levers, columns=["lever", "saving_per_month_usd"]))
         for name, t in self.tables.items():
@@ -129,7 +137,7 @@ class Report(Viewable):
                 return _write_csv_set(folder, files)
             except OSError as e:
                 raise InputError(f"cannot write {folder}: {e.strerror}") from None
-        text = self.to_html() if format == "html" else self.to_markdown()
+        text = {"html": self.to_html, "markdown": self.to_markdown, "json": self.to_json}[format]()
         try:
             return [atomic_write(p, text)]
         except OSError as e:
@@ -154,8 +162,9 @@ def _write_csv_set(folder: Path, files: dict[str, str]) -> list[Path]:
 
 
 def format_for(path: str | os.PathLike) -> str:
-    """The report format a file name asks for: .md/.markdown Markdown, .csv CSV, anything else HTML."""
-    return {".md": "markdown", ".markdown": "markdown", ".csv": "csv"}.get(Path(path).suffix.lower(), "html")
+    """The report format a file name asks for: .md/.markdown Markdown, .csv CSV, .json JSON, anything else HTML."""
+    return {".md": "markdown", ".markdown": "markdown", ".csv": "csv",
+            ".json": "json"}.get(Path(path).suffix.lower(), "html")
 
 
 def _csv(df: pd.DataFrame) -> str:

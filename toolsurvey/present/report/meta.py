@@ -1,4 +1,5 @@
-"""Who wrote a report, when, and from which inputs (each named with a short hash of its bytes)."""
+"""Who wrote a report (the release and its data's dates), when, and from which inputs (each named with a
+short hash of its bytes)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,9 @@ def short_hash(path: Path) -> str:
 
 
 def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any = None) -> dict:
-    """The date, toolsurvey's version and the inputs as [(role, name, short sha256 or "")]."""
-    from ... import __version__
+    """The date, the release and its data's dates (`model.provenance`) and the inputs as
+    [(role, name, short sha256 or "")]."""
+    from ...model.provenance import provenance
 
     inputs = []
     for role, src in [*(("registry", s) for s in sources), ("scenario", scenario), ("usage log", usage),
@@ -39,4 +41,4 @@ def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any 
         except OSError:
             digest = ""
         inputs.append((role, p.name or str(src), digest))
-    return {"date": datetime.date.today().isoformat(), "version": __version__, "inputs": inputs}
+    return {"date": datetime.date.today().isoformat(), "produced_by": provenance(), "inputs": inputs}

@@ -1,4 +1,4 @@
-"""Rendering of a built Report: cell formats, HTML through a jinja2 template, and Markdown."""
+"""Rendering of a built Report: cell formats, HTML through a jinja2 template, Markdown and JSON."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def render_html(r: Any) -> str:
     import jinja2
     from markupsafe import Markup
 
-    from ... import __version__
+    from ...core.version import version
 
     scripts, views = [], []
     n = 0
@@ -129,7 +129,7 @@ def render_html(r: Any) -> str:
     env = jinja2.Environment(loader=jinja2.PackageLoader("toolsurvey", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     page = env.get_template("report.html").render(
-        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": __version__,
+        r={"title": r.title, "subtitle": r.subtitle, "sections": views, "version": version(),
            "meta": _meta_line(r)},
         scripts=[Markup(js) for js in scripts], zip=zip,
         script_hashes=" ".join(_sha256(js) for js in scripts) or "'none'")
@@ -137,13 +137,18 @@ def render_html(r: Any) -> str:
 
 
 def _meta_line(r: Any) -> str:
-    """`Written 2026-11-30 by toolsurvey 0.1.0 from: registry ops.json (sha256 1a2b…), ...`."""
+    """`Written 2026-11-30 by toolsurvey 0.7.0 (prices: LiteLLM 1.110.2 snapshot, as of 2026-11-30; ...)
+    from: registry ops.json (sha256 1a2b…), ...`."""
+    from ...model.provenance import data_lines
+
     m = getattr(r, "meta", None) or {}
     if not m:
         return ""
     inputs = "; ".join(f"{role} {name}" + (f" (sha256 {digest})" if digest else "")
                        for role, name, digest in m.get("inputs", []))
-    return f"Written {m['date']} by toolsurvey {m['version']}" + (f" from: {inputs}" if inputs else "")
+    p = m["produced_by"]
+    return (f"Written {m['date']} by toolsurvey {p['version']} ({'; '.join(data_lines(p))})"
+            + (f" from: {inputs}" if inputs else ""))
 
 
 def render_markdown(r: Any) -> str:
@@ -171,3 +176,26 @@ def render_markdown(r: Any) -> str:
                 out += [f"_{md.escape(t.note)}_", ""]
         out += [f"_{md.escape(p)}_\n" for p in s.notes]
     return "\n".join(out).rstrip() + "\n"
+
+
+def render_json(r: Any) -> str:
+    """The report as JSON: what produced it (release, data dates, inputs), the headline figures, the
+    levers, each section's text and every table's rows as computed (a figure not priced is null)."""
+    m = getattr(r, "meta", None) or {}
+    doc = {"produced_by": m.get("produced_by"), "date": m.get("date"),
+           "inputs": [{"role": role, "name": name, "sha256": digest} for role, name, digest in m.get("inputs", [])],
+           "title": r.title, "subtitle": r.subtitle,
+           "headlines": [{"key": f.key, "label": f.label, "value": _finite(f.value), "shown": f.shown}
+                         for s in r.sections for f in s.figures],
+           "levers": [{"lever": name, "saving_per_month_usd": _finite(v)} for name, v in r.levers],
+           "sections": [{"key": s.key, "title": s.title, "text": s.text, "bullets": s.bullets, "notes": s.notes,
+                         "missing": s.missing, "figures": [f.key for f in s.figures],
+                         "tables": [t.name for t in s.tables]} for s in r.sections],
+           "tables": {t.name: {"caption": t.caption, "note": t.note,
+                               "rows": json.loads(t.data.to_json(orient="records", date_format="iso"))}
+                      for s in r.sections for t in s.tables}}
+    return json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _finite(v: Any) -> float | None:
+    return None if v is None or pd.isna(v) else float(v)
