@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         v = getattr(p, f)
         shown = "-" if v is None else f"{v:,}" if isinstance(v, int) else f"{v:g}"
         lines.append(f"  {f:<17}{shown:>12}   {p.origins.get(f, 'not given' if v is None else '')}")
-    rules = caching_rules(p.provider)
+    rules = caching_rules(p.provider, p.model)
     if rules:
         lines.append(f"caching: auto = {rules.get('auto')}; {' '.join(str(rules.get('note', '')).split())} "
                      f"({rules.get('source')}, {rules.get('as_of')})")

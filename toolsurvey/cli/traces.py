@@ -41,6 +41,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="each session's bill next to the session model's cost of the same session (fitted to the traces)")
     p.add_argument("--cv", action="store_true",
                    help="with --compare: predict each session with a model fitted on the other sessions only")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="list what the summary counts, such as the files that repeat other files' requests")
     add_output_args(p)
     from ._progress import add_quiet_arg
 
@@ -100,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         return _tools(args, tr, read, win)
     print_warnings(s.problems)
     v = s.view(args.by, z=z, win=win, breakdown=args.breakdown, week_start=args.week_start)
-    lines = [read, *s.headline(), *s.account.lines(), *_window_lines(v, win, args)]
+    lines = [read, *s.headline(), *s.account.lines(args.verbose), *_window_lines(v, win, args)]
     _emit(v, lines, args, s.account.incomplete)
     return 0
 
@@ -153,7 +155,7 @@ def _tools(args, tr, read: str, win) -> int:
     table = tool_totals(calls)
     totals = {"calls": int(len(calls)), "errors": int(calls["error"].sum()), "repeated": int(calls["repeated"].sum()),
               "result_tokens": float(calls["result_tokens"].sum())}
-    header = "\n".join([read, tr.summary()])
+    header = "\n".join([read, tr.summary(args.verbose)])
     if args.format != "table":
         print(fit(visible_lines(header), args.wide), file=sys.stderr)
     if args.format == "json":
@@ -177,7 +179,7 @@ def _compare(args, tr, read: str) -> int:
 
     print_warnings(tr.problems)
     table, header = _compared(tr, args.cv, args.prices)
-    lines = "\n".join([read, tr.summary(), header])
+    lines = "\n".join([read, tr.summary(args.verbose), header])
     if args.format != "table":
         say(lines)
     emit(table, args.format, args.output, header=lines, wide=args.wide)
@@ -195,7 +197,7 @@ def _compared(tr, cv: bool, prices: str | None):
         table = compare(tr, cv=cv, **({"price_file": prices} if prices else {}))
     a = table.attrs
     how = "each session predicted from the others (leave one session out)" if cv else "fitted to every session"
-    header = (f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); median |session error| "
-              f"{a['median_abs_error']:.1%}\n{a['verdict']}")
+    header = "\n".join([f"session model, {how}: total {a['total_error']:+.1%} ({a['components']}); {a['sessions']}",
+                         a["verdict"], *(f"{m}: {what}" for m, what in a["fitted_rules"].items())])
     cols = ["session", "requests", "simulated_requests", "billed", "simulated", "error"]
     return table[cols], header

@@ -23,6 +23,7 @@ FIELD_LABELS = {
     "turns": "user prompts per session", "think_time": "think time before a prompt (s)",
     "cache_1h_share": "share of threads cached for 1 hour", "prefix_hit": "prefix found cached when cold",
     "cache_miss": "cache misses within a turn", "prompt_cache_miss": "cache misses at a prompt",
+    "uncached_share": "input not read billed as input, not written",
     "compaction_at": "compaction at (context tokens)", "compaction_tokens": "history after a compaction (tokens)",
     "compaction_output_tokens": "compaction request output (tokens)", "subagents": "subagents",
     "growth_by_step": "result size by place in the thread",

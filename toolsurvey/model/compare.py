@@ -16,7 +16,7 @@ from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
 from .context import Context
 from .cost import row_parameters
-from .fit import fit_scenario
+from .fit import fit_scenario, fitted_rules
 from .scenario import Scenario
 from .session import PARTS, price_session, thread_scenario
 from .subagents import Subagent
@@ -24,12 +24,16 @@ from .trace_shapes import MAIN, requests_table, trace_threads
 
 TOLERANCE = 0.10  # a simulation further than this from the bill says so
 # The scenario inputs each billed component rests on, in the order the verdict tries them.
-INPUTS = {"uncached": ("response_tokens", "system_prompt_tokens"),
+INPUTS = {"uncached": ("prompt_cache_miss", "cache_miss", "prefix_hit", "uncached_share", "response_tokens",
+                        "system_prompt_tokens"),
           "cache_write": ("cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit", "response_tokens"),
           "cache_read": ("response_tokens", "call_tokens", "compaction_at", "compaction_tokens"),
           "output": ("call_tokens", "answer_tokens")}
 LOO_SESSIONS, FOLDS = 200, 20  # past 200 sessions, cv fits 20 models (each on the sessions of 19 folds)
-SHARE_INPUTS = {"cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit"}
+# The per-session figure is judged on sessions of at least this many requests; shorter ones (scripted
+# captures, one-prompt runs: their cost is their first request's prefix) are counted on a line of their own.
+SHORT_SESSION = 10
+SHARE_INPUTS = {"cache_1h_share", "prompt_cache_miss", "cache_miss", "prefix_hit", "uncached_share"}
 
 
 def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **changes) -> pd.DataFrame:
@@ -41,7 +45,10 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     one session out; past LOO_SESSIONS sessions, out of one of FOLDS folds by a hash of its id);
     `changes` replace fields of every scenario used (e.g. price_file). `.attrs`:
     "total_error" (simulated / billed - 1), "component_errors" (the same per component), "components"
-    (them in words, with each one's share of the bill), "median_abs_error" (over sessions), "verdict"
+    (them in words, with each one's share of the bill), "median_abs_error" (over the sessions of at least
+    SHORT_SESSION requests), "short_sessions" (the shorter ones: count and median |error|), "sessions" (both
+    in words), "fitted_rules" (per model, the part of its provider's caching rule measured on the traces
+    because it is not documented), "verdict"
     (past 10%, the component furthest from its bill and the input that moves it most), "scenario".
     Raises InputError for traces without requests, or `cv` with fewer than two sessions or with a
     scenario given.
@@ -52,7 +59,7 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     sessions = sorted(r["session"].unique())
     if cv and len(sessions) < 2:
         raise InputError(f"leaving one session out needs at least two sessions; the traces hold {len(sessions)}")
-    sc = dataclasses.replace(scenario if scenario is not None else fit_scenario(tr), **changes)
+    sc = (scenario if scenario is not None else fit_scenario(tr)).changed(**changes)
     billed = _billed_parts(r, sc)
     priced = billed.notna().all(axis=1)
     fold = folds(sessions) if cv else {}
@@ -75,15 +82,30 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     per["within_10pct"] = per["error"].abs() <= TOLERANCE
     last = per.iloc[-1]
     per.attrs.update(
-        cv=cv, folds=len(set(fold.values())), scenario=sc, total_error=float(last["error"]), left_out=int((~priced).sum()),
+        cv=cv, folds=len(set(fold.values())), scenario=sc, fitted_rules=fitted_rules(r),
+        total_error=float(last["error"]), left_out=int((~priced).sum()),
         component_errors={k: float(last[f"simulated_{k}"] / last[f"billed_{k}"] - 1) if last[f"billed_{k}"] else np.nan
                           for k in PARTS},
-        median_abs_error=float(per["error"].iloc[:-1].abs().median()))
+        **session_errors(per.iloc[:-1]))
     per.attrs["verdict"] = _verdict(last, cv, int((~priced).sum()), lambda part, gap: _driver(r[priced], sc, part, gap))
     per.attrs["components"] = ", ".join(
         f"{k.replace('_', ' ')} {e:+.1%} ({last[f'billed_{k}'] / last['billed']:.1%} of the bill)"
         for k, e in per.attrs["component_errors"].items() if e == e and last["billed"])
     return per
+
+
+def session_errors(per: pd.DataFrame) -> dict:
+    """The median |error| over the sessions of at least SHORT_SESSION requests, the count and median of
+    the shorter ones, and both in words."""
+    long = per["requests"] >= SHORT_SESSION
+    med = lambda m: float(per.loc[m, "error"].abs().median()) if m.any() else np.nan
+    out = {"median_abs_error": med(long), "short_sessions": {"count": int((~long).sum()), "median_abs_error": med(~long)}}
+    words = (f"median |session error| {out['median_abs_error']:.1%} over {int(long.sum())} session(s) of "
+             f"{SHORT_SESSION}+ requests" if long.any() else f"no session of {SHORT_SESSION}+ requests")
+    if (~long).any():
+        words += (f"; {int((~long).sum())} shorter session(s) (one-prompt runs, scripted captures: their cost is "
+                  f"their first request's prefix), median {med(~long):.1%}")
+    return {**out, "sessions": words}
 
 
 def simulated(rows: pd.DataFrame, sc: Scenario) -> dict[str, float]:
@@ -93,7 +115,8 @@ def simulated(rows: pd.DataFrame, sc: Scenario) -> dict[str, float]:
     ctx = Context(None)
     items = []
     for th in trace_threads(rows):
-        th_sc = sc if th.name == MAIN else thread_scenario(sc, _subagent_for(sc, th.models[0]))
+        model = max(set(th.models), key=th.models.count)  # the model most of its requests ran on
+        th_sc = sc.for_model(model) if th.name == MAIN else thread_scenario(sc, _subagent_for(sc, th.models[0]))
         items.append((th, th_sc, row_parameters(ctx, [th_sc], np.array([0]), np.array([float(th.step.max())]))))
     table = price_session(items, sc)
     w = table["weight"] * table["count"] if len(table) else pd.Series(dtype=float)
@@ -167,7 +190,8 @@ def _driver(rows: pd.DataFrame, sc: Scenario, part: str, gap: float) -> str:
     """The (at most two) inputs of `part` that close `gap` with the least change (a share by the least,
     a size by the least fraction of itself), at the scenario fitted to every session, and the values
     they would take; each input's effect is measured by pricing the sessions again with a tenth more of
-    it (0.1 more of a share). With none that can, the input that moves `part` most."""
+    it (0.1 more of a share); an input the sessions' models have no price for is passed over. With none
+    that can, the input that moves `part` most."""
     total = lambda s: sum(simulated(g, s)[part] for _, g in rows.groupby("session", sort=False))
     base, tried = total(sc), []
     for name in INPUTS[part]:
@@ -177,7 +201,10 @@ def _driver(rows: pd.DataFrame, sc: Scenario, part: str, gap: float) -> str:
         if v is None or (not v and not share):
             continue
         new = min(v + 0.1, 1.0) if share else 1.1 * v
-        moved = total(dataclasses.replace(sc, **{name: new})) - base if new != v else 0.0
+        try:
+            moved = total(sc.changed(**{name: new})) - base if new != v else 0.0
+        except InputError:  # not an input for these models (a 1-hour cache where none is documented)
+            continue
         if moved:
             need = v + gap * (new - v) / moved
             closes = need >= -1e-9 and (not share or need <= 1 + 1e-9)  # within rounding of the range

@@ -179,7 +179,7 @@ def _request_params(groups: list[Scenario], prices: list[Price], profs: list[Pro
         call=_per_row([sc.call_tokens for sc in groups], pick),
         mode=_per_row([CACHE_MODES[m] for m in modes], pick),
         min_cache=_per_row([p.min_cache_tokens for p in prices], pick),
-        increment=_per_row([caching_rules(p.provider).get("cache_increment", 1) for p in prices], pick))
+        increment=_per_row([caching_rules(p.provider, p.model).get("cache_increment", 1) for p in prices], pick))
 
 
 def _money_params(groups: list[Scenario], prices: list[Price], pick: np.ndarray) -> dict:

@@ -7,7 +7,6 @@ Every figure is measured on the traces given (docs/traces.md, "A session model")
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -15,11 +14,17 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
+from ..inputs.traces.events import WINDOW
 from ..inputs.traces.tables import Traces
 from ..providers.prices import load_prices
-from .scenario import Scenario
+from .scenario import BY_MODEL_FIELDS, Scenario
+from .session_shape import caching_rule_of
 from .subagents import Subagent
 from .trace_shapes import COMPACTION, MAIN, SUBAGENT, expired, requests_table
+
+# Sizes measured on one session are that session's; on two sessions of at least this many main requests
+# each (not scripted captures or one-prompt runs), they are their model's.
+MODEL_SESSIONS, MODEL_SESSION_REQUESTS = 2, 10
 
 
 def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Scenario:
@@ -29,25 +34,27 @@ def fit_scenario(tr: Traces, *, name: str = "fitted to traces", **changes) -> Sc
     rates seen (errors, repeated identical calls) are in the description. `changes` replace fields
     of the result. Raises InputError when the traces have no requests or name no model.
     """
-    return dataclasses.replace(_scenario(fit_details(tr), name), **changes)
+    return _scenario(fit_details(tr), name).changed(**changes)
+
+
+def _main_fields(m: dict[str, Any], tool_tokens: float) -> dict[str, Any]:
+    """The Scenario fields (BY_MODEL_FIELDS) of a main agent's measured sizes (`_sizes`)."""
+    return {"system_prompt_tokens": max(m["prefix"] - m["user_message_tokens"] - tool_tokens, 0.0),
+            **{k: m[k] for k in BY_MODEL_FIELDS if k != "system_prompt_tokens"}}
 
 
 def _scenario(d: dict[str, Any], name: str = "fitted to traces") -> Scenario:
-    m = d["main"]
     return Scenario(
         model=d["model"], steps=d["steps"], turns=d["turns"], think_time=d["think_time"],
-        response_tokens=m["response_tokens"],
-        system_prompt_tokens=max(m["prefix"] - m["user_message_tokens"] - d["tool_tokens"], 0.0),
-        user_message_tokens=m["user_message_tokens"], tool_tokens=d["tool_tokens"],
-        registry_size=1 if d["tool_tokens"] else 0, overhead_tokens=0, call_tokens=m["call_tokens"],
-        answer_tokens=m["answer_tokens"], caching=d["caching"], cache_1h_share=m["cache_1h_share"],
-        prefix_hit=m["prefix_hit"], cache_miss=m["cache_miss"], prompt_cache_miss=m["prompt_cache_miss"],
-        compaction_at=d["compaction_at"], compaction_tokens=d["compaction_tokens"],
-        compaction_output_tokens=d["compaction_output_tokens"], subagents=d["subagents"],
-        growth_by_step=m["growth_by_step"], accuracy=False,
+        **_main_fields(d["main"], d["tool_tokens"]), tool_tokens=d["tool_tokens"],
+        by_model={k: _main_fields(v, d["tool_tokens"]) for k, v in d["by_model"].items()},
+        registry_size=1 if d["tool_tokens"] else 0, overhead_tokens=0, caching=d["caching"],
+        uncached_share=d["uncached_share"], compaction_at=d["compaction_at"], compaction_tokens=d["compaction_tokens"],
+        compaction_output_tokens=d["compaction_output_tokens"], subagents=d["subagents"], accuracy=False,
         name=name, description=(f"fitted to {d['sessions']} session(s) of traces: {d['error_share']:.1%} of tool "
                                 f"calls failed, {d['repeated_share']:.1%} repeated an identical call, cache hit "
-                                f"share {d['cache_hit_share']:.1%}; fixed prefix {d['prefix_source']}"))
+                                f"share {d['cache_hit_share']:.1%}; fixed prefix {d['prefix_source']}"
+                                + "".join(f"; {m}: {what}" for m, what in d["fitted_rules"].items())))
 
 
 def fit_details(tr: Traces) -> dict[str, Any]:
@@ -65,17 +72,22 @@ def fit_details(tr: Traces) -> dict[str, Any]:
     defs = r["tool_definition_tokens"].dropna()
     tool_tokens = float(defs.median()) if len(defs) else 0.0
     sizes = _sizes(main, caching)
+    models = main["model"].astype(str)
+    long = main.groupby([models, main["session"]]).size().ge(MODEL_SESSION_REQUESTS).groupby(level=0).sum()
+    by_model = {m: _sizes(main[models == m], caching) for m in long.index[long >= MODEL_SESSIONS]} \
+        if models.nunique() > 1 else {}
     turns = main.groupby("session")["turn"].max().astype(float)
     per_turn = main.groupby(["session", "agent", "turn"]).size().astype(float)
     think = main.loc[(main["step"] == 1) & ~main["first"], "gap"].dropna()
     total_in = r["total"]
     return {
         "model": model, "sessions": int(r["session"].nunique()), "threads": int(r.groupby(["session", "agent"]).ngroups),
-        "main": sizes, "turns": _dist(turns, 1.0), "steps": _dist(per_turn, 1.0), "think_time": _dist(think, 0.0),
+        "main": sizes, "by_model": by_model, "turns": _dist(turns, 1.0), "steps": _dist(per_turn, 1.0), "think_time": _dist(think, 0.0),
         "tool_tokens": tool_tokens,
         "prefix_source": (f"measured: tool definitions in the trace ({tool_tokens:,.0f} tokens)" if len(defs) else
                           "from the first requests' input (cache writes included); no tool definitions"),
-        "caching": caching, **_compactions(r, tr.events, sizes["prefix"] - sizes["user_message_tokens"]),
+        "caching": caching, "uncached_share": _uncached_share(r), "fitted_rules": fitted_rules(r),
+        **_compactions(r, tr.events, sizes["prefix"] - sizes["user_message_tokens"]),
         "subagents": _subagents(r, caching),
         "result_tokens_by_tool": c.groupby(c["server"].fillna("(built-in)") + "/" + c["tool"])["result_tokens"]
         .mean().sort_values(ascending=False).to_dict(),
@@ -83,6 +95,18 @@ def fit_details(tr: Traces) -> dict[str, Any]:
         "error_share": float(c["error"].mean()) if len(c) else 0.0,
         "repeated_share": float(c["repeated"].mean()) if len(c) else 0.0,
     }
+
+
+def fitted_rules(r: pd.DataFrame) -> dict[str, str]:
+    """Per model of `requests_table` rows whose provider leaves part of its caching rule undocumented (its
+    rules' `undocumented`), what is measured on the traces instead."""
+    out = {}
+    for model in sorted(set(r["model"].astype(str)) - {""}):
+        what = caching_rule_of(model).get("undocumented")
+        if what:
+            out[model] = (f"{what} is not documented; the share of the cached context a request reads is fitted "
+                          "from the traces (cache_miss, prompt_cache_miss)")
+    return out
 
 
 def _dist(x: pd.Series, empty: float) -> Any:
@@ -93,13 +117,23 @@ def _dist(x: pd.Series, empty: float) -> Any:
 
 
 def _caching(r: pd.DataFrame) -> str:
-    """"incremental" when later requests read their history from the cache (uncached input under half
-    of it), "prefix" when only a fixed prefix is read, "none" when nothing is."""
+    """"incremental" when later requests read their history from the cache (more than half of what
+    their threads' contexts grew by since the first request), "prefix" when only a fixed prefix is read,
+    "none" when nothing is. Reads, not writes, tell: OpenAI bills what it does not read as input."""
     if r["cache_read"].sum() == 0:
         return "none"
-    later = r[~r["first"]]
-    growth = (later["total"] - later["prev_total"]).clip(lower=0).sum()
-    return "incremental" if len(later) and later["input_tokens"].sum() < 0.5 * max(growth, 1.0) else "prefix"
+    first = r.groupby(["session", "agent"])["total"].transform("first")
+    later = ~r["first"] & ~r["compacted"]
+    grown = (r["prev_total"] - first)[later].clip(lower=0).sum()
+    read = (r["cache_read"] - first)[later].clip(lower=0).sum()
+    return "incremental" if later.any() and read > 0.5 * grown else "prefix"
+
+
+def _uncached_share(r: pd.DataFrame) -> float | None:
+    """The share of the input not read from the cache that the traces bill as plain input rather than
+    as cache writes (None when every input token was read)."""
+    missed = float(r["input_tokens"].sum() + r["cache_write"].sum())
+    return float(r["input_tokens"].sum()) / missed if missed else None
 
 
 def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
@@ -118,7 +152,9 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
     # The share of the cached history a warm request did not find, as the model has it: it reads
     # (1 - miss) x the previous context + miss x the fixed prefix.
     history = (g["prev_total"] - fixed).clip(lower=0)
-    lost = (g["prev_total"] - g["cache_read"]).clip(lower=0).clip(upper=history)
+    # what the model reads of a warm cache comes in the documented increments: a miss is what is lost beyond them
+    kept = np.floor(g["prev_total"] / g["increment"]) * g["increment"]
+    lost = (kept - g["cache_read"]).clip(lower=0).clip(upper=history)
     rate = lambda m: float(lost[m].sum() / history[m].sum()) if caching == "incremental" and history[m].sum() else 0.0
     written = g["cache_write"].sum()
     mean = max(float(added[within].mean()), 0.0) if within.any() else 0.0
@@ -151,15 +187,21 @@ def _profile(added: pd.Series, index: pd.Series, mean: float) -> tuple[float, ..
 
 def _compactions(r: pd.DataFrame, events: pd.DataFrame, fixed: float) -> dict[str, Any]:
     """Where the main agent's history was compacted (the recorded automatic compactions' sizes, else
-    the context before each collapse of the input), what it left, and the compaction requests' output."""
+    the context before each collapse of the input; with neither, the context window the agent records,
+    which it must compact within), what it left, and the compaction requests' output."""
     main = r[r["role"] == MAIN]
     after = main[main["compacted"]]
-    ev = events[events["kind"] == "compaction"] if len(events) else events
-    auto = ev[ev["detail"] != "manual"]["tokens"].dropna() if len(ev) else pd.Series(dtype=float)
-    at = float(auto.median()) if len(auto) else float(after["prev_total"].median()) if len(after) and not len(ev) \
-        else None  # compacted by hand only: no size is known to trigger it
+    kind = events["kind"] if len(events) else pd.Series(dtype=object)
+    ev = events[kind == "compaction"]
+    auto = ev.loc[ev["detail"] != "manual", "tokens"].dropna()
+    windows = events.loc[kind == WINDOW, "tokens"].dropna()
+    at, source = (float(auto.median()), "the recorded automatic compactions") if len(auto) else \
+        (float(after["prev_total"].median()), "the context before each collapse of the input") \
+        if len(after) and not len(ev) else \
+        (float(windows.median()), "none recorded: the context window the agent records") if len(windows) else \
+        (None, "none recorded")  # compacted by hand only, or never: no size is known to trigger it
     requests = r.loc[r["role"] == COMPACTION, "output_tokens"]
-    return {"compaction_at": at, "compactions": int(max(len(after), len(ev))),
+    return {"compaction_at": at, "compaction_source": source, "compactions": int(max(len(after), len(ev))),
             "compaction_tokens": max(float((after["total"] - fixed).mean()), 0.0) if len(after) else 0.0,
             "compaction_output_tokens": float(requests.mean()) if len(requests) else None}
 

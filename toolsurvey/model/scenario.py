@@ -20,8 +20,12 @@ from .subagents import as_subagents, multipliers, share
 OVERFLOW = ("last", "cycle")
 SCENARIO_VERSION = 1
 SESSION_DEFAULTS = {"turns": Dist(value=1.0), "think_time": Dist(value=0.0), "cache_1h_share": None, "prefix_hit": 0,
-                    "cache_miss": 0, "prompt_cache_miss": 0, "compaction_at": None, "compaction_tokens": 0,
-                    "compaction_output_tokens": None, "subagents": (), "growth_by_step": ()}
+                    "cache_miss": 0, "prompt_cache_miss": 0, "uncached_share": None, "compaction_at": None,
+                    "compaction_tokens": 0, "compaction_output_tokens": None, "subagents": (), "growth_by_step": (),
+                    "by_model": {}}
+# The fields a main thread on one model may have of its own (`by_model`): its sizes and cache behaviour.
+BY_MODEL_FIELDS = ("system_prompt_tokens", "user_message_tokens", "response_tokens", "growth_by_step", "call_tokens",
+                   "answer_tokens", "cache_1h_share", "prefix_hit", "cache_miss", "prompt_cache_miss")
 
 
 @dataclass(frozen=True)
@@ -88,11 +92,13 @@ class Scenario:
     prefix_hit: float = 0              # share of the fixed prefix found cached (by other sessions) when a thread's cache is cold
     cache_miss: float = 0              # share of requests within a turn whose cached history is not found
     prompt_cache_miss: float = 0       # the same at a new prompt (a turn's first request)
+    uncached_share: float | None = None  # share of the input not read from the cache billed as input, not written
     compaction_at: float | None = None  # context tokens at which the history is replaced by a summary
     compaction_tokens: float = 0       # the history left by a compaction: the summary and what is attached to it
     compaction_output_tokens: float | None = None  # the compaction request's output; None: no request is priced
     subagents: tuple = ()              # Subagent threads each session starts
     growth_by_step: tuple = ()         # result size multipliers by a step's place in its thread: 2, 3-4, 5-8, ...
+    by_model: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # model -> BY_MODEL_FIELDS of its main thread
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     price_file: str | None = None
     samples: int = 0                   # Monte Carlo draws (0: expected values only)
@@ -151,6 +157,7 @@ class Scenario:
         if self.strategy == "fixed" and not self.tools and self.visible is None:
             raise InputError("strategy 'fixed' needs tools (globs) or visible (a count)")
         self._check_session()
+        self._check_by_model()
         if not isinstance(self.prices, Mapping):
             raise InputError(f"prices must be a table of model -> price fields, found {self.prices!r}")
 
@@ -159,12 +166,38 @@ class Scenario:
             raise InputError(f"turns must be >= 1 (a session has at least one prompt), found {self.turns.describe()!r}")
         if self.think_time.expected() < 0:
             raise InputError(f"think_time must be >= 0 seconds, found {self.think_time.describe()!r}")
-        for k in ("prefix_hit", "cache_miss", "prompt_cache_miss") + (("cache_1h_share",) if self.cache_1h_share is not None else ()):
-            share(k, getattr(self, k))
+        for k in ("prefix_hit", "cache_miss", "prompt_cache_miss", "cache_1h_share", "uncached_share"):
+            if getattr(self, k) is not None:
+                share(k, getattr(self, k))
         nonneg("compaction_tokens", self.compaction_tokens)
         for k in ("compaction_at", "compaction_output_tokens"):
             if getattr(self, k) is not None:
                 nonneg(k, getattr(self, k), positive=k == "compaction_at")
+
+    def _check_by_model(self) -> None:
+        if not isinstance(self.by_model, Mapping):
+            raise InputError(f"by_model must be a table of model -> fields, found {self.by_model!r}")
+        out = {}
+        for model, given in self.by_model.items():
+            bad = sorted(set(given) - set(BY_MODEL_FIELDS)) if isinstance(given, Mapping) else None
+            if bad is None or bad:
+                raise InputError(f"by_model {model!r}: expected a table of some of {', '.join(BY_MODEL_FIELDS)}, "
+                                 f"found {given!r}")
+            dataclasses.replace(self, by_model={}, **given)  # its values checked as the scenario's own
+            out[str(model)] = dict(given)
+        object.__setattr__(self, "by_model", out)
+
+    def for_model(self, model: str) -> Scenario:
+        """The scenario a main thread on `model` runs: `by_model`'s fields for it over these (itself
+        when it has none)."""
+        given = self.by_model.get(model)
+        return dataclasses.replace(self, **given) if given else self
+
+    def changed(self, **changes) -> Scenario:
+        """This scenario with fields replaced, the replaced ones dropped from every model's `by_model`
+        (a what-if applies to every thread)."""
+        keep = {m: {k: v for k, v in d.items() if k not in changes} for m, d in self.by_model.items()}
+        return dataclasses.replace(self, **{"by_model": keep, **changes}) if changes else self
 
     def is_session(self) -> bool:
         """True when a session field is set: the run is a session (turns, cache expiry, compaction,

@@ -20,7 +20,7 @@ from .cost import row_parameters, row_summaries
 from .dist import Dist
 from .scenario import Scenario
 from .session_context import Sizes, path
-from .session_shape import Thread, expected_thread
+from .session_shape import Thread, expected_thread, lifetimes_of
 from .subagents import SHARES, Subagent
 
 SESSION_RULES = (
@@ -78,10 +78,17 @@ class _Pricer:
         self.path = path(th, self.sz, sc)
 
     def cache(self, e: dict, p: float, q: float, price) -> tuple[float, float, float]:
-        """(cache read, cache write, uncached) of request `e`, whose cache expired with probability `p`."""
+        """(cache read, cache write, uncached) of request `e`, whose cache expired with probability `p`:
+        what is not read is written (at the write price the provider's rule gives the model: the input
+        price where writes cost nothing extra), but for `uncached_share` of it, billed as plain input."""
+        read, write, uncached = self._split(e, p, q, price)
+        u = self.sc.uncached_share or 0.0
+        return read, (1 - u) * write, uncached + u * write
+
+    def _split(self, e: dict, p: float, q: float, price) -> tuple[float, float, float]:
         inp, prev = e["input"], e["prev"]
         low = price.min_cache_tokens
-        step = float(caching_rules(price.provider).get("cache_increment", 1))
+        step = float(caching_rules(price.provider, price.model).get("cache_increment") or 1)
         hits = lambda x: math.floor(x / step) * step  # each outcome's read, in the provider's increments
         fixed = self.sz.fixed[int(self.th.step[e["r"]]) - 1]
         pre = fixed if fixed >= low else 0.0
@@ -151,13 +158,14 @@ def session_threads(ctx: Context, sc: Scenario) -> list[tuple[Thread, Scenario, 
     """The expected threads of a session of `sc`: the main one (turns of the task's expected requests)
     and each subagent's, with the scenario and row parameters each runs."""
     rows = row_parameters(ctx, [sc])
-    out = [(expected_thread("main", float(rows["calls"][0]) + 1, sc.turns, sc.think_time), sc, rows)]
+    out = [(expected_thread("main", float(rows["calls"][0]) + 1, sc.turns, sc.think_time, lifetimes_of(sc.model)),
+            sc, rows)]
     none = Context(None)
     for sub in sc.subagents:
         sub_sc = thread_scenario(sc, sub)
         sub_rows = row_parameters(none, [sub_sc])
         out.append((expected_thread(sub.name, float(sub_rows["calls"][0]) + 1, Dist(value=1.0), Dist(value=0.0),
-                                    sub.count), sub_sc, sub_rows))
+                                    lifetimes_of(sub_sc.model), sub.count), sub_sc, sub_rows))
     return out
 
 
@@ -174,7 +182,7 @@ def totals(table: pd.DataFrame) -> pd.Series:
     """A session's expected tokens and cost: each request times its weight and its thread's count."""
     w = table["weight"] * table["count"]
     cols = ["input", "tools", "overhead", *PARTS, "cost"]
-    out = (table[cols].mul(w, axis=0)).sum()
+    out = (table[cols].mul(w, axis=0)).sum().astype(object)  # it holds `fits`, a bool, too
     out["requests"] = float(w.sum())
     out["fits"] = bool(table.loc[w > 0, "fits"].all()) if len(table) else True
     return out
@@ -199,7 +207,9 @@ def steps_for_run(table: pd.DataFrame) -> pd.DataFrame:
 def session_summary(ctx: Context, sc: Scenario) -> tuple[dict, pd.DataFrame, dict]:
     """(summary, per-request table, the main thread's row parameters) of a session of `sc`: the summary
     keys of a single task's run (`cost.row_summaries`) with the per-task figures the session's (a task is
-    a session here), plus turns, threads, compactions and subagent_cost_per_task."""
+    a session here), plus turns, threads, compactions and subagent_cost_per_task. The main thread runs
+    `by_model`'s fields for the scenario's model, if any."""
+    sc = sc.for_model(sc.model)
     threads = session_threads(ctx, sc)
     rows = threads[0][2]
     summary = row_summaries(rows).iloc[0].to_dict()

@@ -6,11 +6,44 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
-from ..providers.caching import cache_lifetimes
+from ..errors import InputError
+from ..inputs.traces.billing import price_of
+from ..providers.caching import cache_lifetimes, caching_rules
+from ..providers.prices import load_prices
 from .dist import Dist
+
+TTLS = ("5m", "1h")  # a thread's cache lifetime: the provider's default retention, or its longer one
+
+
+@cache
+def _provider(model: str) -> tuple[str, str]:
+    """(provider, model as the price table names it); ("", model) for a model with no price."""
+    try:
+        price = price_of(model, load_prices())
+    except InputError:
+        return "", model
+    return price.provider, price.model
+
+
+def lifetimes_of(model: str) -> dict[str, float]:
+    """Seconds a cache entry of `model` lives unused, per TTLS, as its provider documents them
+    (`providers.caching.cache_lifetimes`; a model with no price: a provider without rules)."""
+    return cache_lifetimes(*_provider(model))
+
+
+@cache
+def caching_rule_of(model: str) -> dict:
+    """The caching rules of `model`'s provider for it (`providers.caching.caching_rules`)."""
+    return caching_rules(*_provider(model))
+
+
+def increment_of(model: str) -> float:
+    """The step a cache hit of `model` reads in, as its provider documents it (1 where none is)."""
+    return float(caching_rule_of(model).get("cache_increment") or 1)
 
 
 @dataclass
@@ -46,9 +79,11 @@ def _turn(requests: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.arange(1, k + 1), answer, weight
 
 
-def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, count: float = 1.0) -> Thread:
+def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, lifetimes: dict[str, float],
+                    count: float = 1.0) -> Thread:
     """The expected shape: E[turns] turns (the last weighted by its fraction) of `requests` requests
-    each; a turn's first request finds the cache expired with probability P(think_time > lifetime)."""
+    each; a turn's first request finds the cache expired with probability P(think_time > lifetime)
+    (`lifetimes`: seconds per TTLS, e.g. `lifetimes_of(model)`)."""
     n_turns = turns.expected()
     whole = int(math.ceil(n_turns - 1e-12))
     step, answer, weight = _turn(requests)
@@ -57,7 +92,7 @@ def expected_thread(name: str, requests: float, turns: Dist, think_time: Dist, c
     if whole > n_turns:
         turn_weight[-1] = n_turns - (whole - 1)
     expired = {}
-    for ttl, seconds in cache_lifetimes().items():
+    for ttl, seconds in lifetimes.items():
         first = np.zeros(k)
         first[0] = think_time.above(seconds)
         e = np.tile(first, whole)

@@ -154,7 +154,7 @@ def run_assumptions(sc: Scenario, price: Price, prof: Profile, table: ToolTable,
                   "task / success; month = tasks_per_day x days_per_month completed tasks; a task with a "
                   "request over the context window is not priced (NaN)")
     mode = resolve_caching(sc.caching, price.provider)
-    rules = caching_rules(price.provider)
+    rules = caching_rules(price.provider, price.model)
     a["caching_used"] = mode if sc.caching != "auto" else f"{mode} (auto: {price.provider or 'unknown'} provider default)"
     if rules:
         a["caching_rules"] = {k: rules[k] for k in ("source", "url", "as_of", "note") if k in rules}

@@ -9,8 +9,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.tables import Traces
-from ..providers.caching import cache_lifetimes
-from .session_shape import Thread
+from .session_shape import TTLS, Thread, increment_of, lifetimes_of
 
 MAIN, SUBAGENT, COMPACTION = "main", "subagent", "compaction"
 COMPACTION_AGENT = "acompact"  # Claude Code names the thread that writes a compaction summary agent-acompact-*
@@ -39,6 +38,10 @@ def requests_table(tr: Traces) -> pd.DataFrame:
         r[f"prev_{c}"] = r.groupby(keys)[c].shift(1)
     r["prev_model"] = r.groupby(keys)["model"].shift(1)
     r["compacted"] = _compacted(r, tr.events)
+    models = r["model"].astype(str)
+    for ttl in TTLS:  # how long the request's cache lives unused, as its model's provider documents it
+        r[f"lifetime_{ttl}"] = models.map(lambda m, t=ttl: lifetimes_of(m)[t]).astype(float)
+    r["increment"] = models.map(increment_of).astype(float)  # the step a hit reads in, as documented
     return r
 
 
@@ -87,7 +90,7 @@ def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
 def expired(g: pd.DataFrame, ttl: str) -> np.ndarray:
     """1 where the thread's cache had expired before the request under lifetime `ttl` (its first request
     has no cache of its own), else 0."""
-    return (g["first"] | (g["gap"] > cache_lifetimes()[ttl])).to_numpy(dtype=float)
+    return (g["first"] | (g["gap"] > g[f"lifetime_{ttl}"])).to_numpy(dtype=float)
 
 
 def trace_threads(rows: pd.DataFrame) -> list[Thread]:
@@ -96,6 +99,6 @@ def trace_threads(rows: pd.DataFrame) -> list[Thread]:
     out = []
     for (_agent, role), g in rows[rows["role"] != COMPACTION].groupby(["agent", "role"], sort=False):
         out.append(Thread(role, g["turn"].to_numpy(), g["step"].to_numpy(), g["final"].to_numpy(dtype=float),
-                          np.ones(len(g)), {ttl: expired(g, ttl) for ttl in cache_lifetimes()},
+                          np.ones(len(g)), {ttl: expired(g, ttl) for ttl in TTLS},
                           tuple(g["model"].astype(str)), 1.0))
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 from ..errors import InputError
@@ -14,9 +15,28 @@ def _section(name: str, provider: str) -> dict[str, Any]:
     return dict(provider_constants().get(name, {}).get(provider, {}))
 
 
-def caching_rules(provider: str) -> dict[str, Any]:
-    """The provider's caching rules (auto mode, opt-in, explicit caches, multipliers, source); {} if unknown."""
-    return _section("caching", provider)
+def caching_rules(provider: str, model: str | None = None) -> dict[str, Any]:
+    """The provider's caching rules (auto mode, opt-in, explicit caches, multipliers, lifetimes,
+    source), with those of the first of its `families` whose globs match `model` over them (its
+    source too); {} if the provider is unknown. The families themselves are left out."""
+    rules = _section("caching", provider)
+    families = rules.pop("families", {})
+    if model is not None:
+        for spec in families.values():
+            if any(fnmatch.fnmatchcase(model, pat) for pat in spec.get("models", ())):
+                rules.update({k: v for k, v in spec.items() if k != "models"})
+                break
+    return rules
+
+
+def cache_lifetimes(provider: str, model: str | None = None) -> dict[str, float]:
+    """Seconds a cache entry lives unused, per cache_ttl: "5m", the provider's default retention, and
+    "1h", its longer one, under its rules for `model`. A retention the rules leave out lasts as the
+    default one; a provider that documents none (Google's implicit cache, or one toolsurvey has no rules
+    for) is assumed to keep Anthropic's."""
+    given = caching_rules(provider, model).get("lifetimes") or caching_rules(anthropic.NAME)["lifetimes"]
+    default = float(given["5m"])
+    return {"5m": default, "1h": float(given.get("1h", default))}
 
 
 def resolve_caching(mode: str, provider: str) -> str:
@@ -34,12 +54,6 @@ def resolve_caching(mode: str, provider: str) -> str:
     return mode
 
 
-def cache_lifetimes() -> dict[str, float]:
-    """Seconds an unread cache entry lives, per cache_ttl ("5m", "1h"): Anthropic's documented
-    lifetimes, which the session model applies to every provider's cache."""
-    return {ttl: float(s) for ttl, s in caching_rules(anthropic.NAME)["lifetimes"].items()}
-
-
 def caching_is_a_lever(provider: str) -> bool:
     """Whether turning caching on is something the user must do: False where it is automatic;
     True for a provider without rules (its price rows say what caching costs)."""
@@ -52,9 +66,10 @@ def _all(name: str) -> list[str]:
 
 def cache_write_price(price: Price, cache_ttl: str, model: str) -> float:
     """The price per million tokens written to the cache for the scenario's cache_ttl: the 5-minute
-    price, or the 1-hour one (the price file's, else the provider's documented multiplier on input).
-    Raises InputError for a 1-hour cache where the provider documents none."""
-    rules = caching_rules(price.provider)
+    price (the input price where the provider's rules for the model bill writes as input), or the 1-hour
+    one (the price file's, else the provider's documented multiplier on input).
+    Raises InputError for a 1-hour cache where the provider documents no price for one."""
+    rules = caching_rules(price.provider, price.model or model)
     if cache_ttl == "1h":
         if price.cache_write_1h is not None:
             return price.cache_write_1h

@@ -16,6 +16,7 @@ from ...core.jsonlines import Skips
 from .collector import AT, PROGRESS, USAGE_FIELDS, Collector, column_sum, line_numbers
 
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
+REPEATED = "repeated in another file"
 _WHOLE_FILE = ("corrupt gzip", "read error")  # the rest of a file: no byte count
 
 
@@ -43,15 +44,23 @@ class Account:
     rules: list[Rule] = field(default_factory=list)
     usage_lines: int = 0
     requests: int = 0
+    repeated_in: dict[str, list] = field(default_factory=dict)  # file -> [lines, first line, the file first read]
 
     @property
     def incomplete(self) -> bool:
         """True when something skipped could have held billed usage."""
         return bool(self.skips.lost) or any(u[3] for u in self.unknown_types.values())
 
-    def lines(self) -> list[str]:
-        """The summary lines about reading (what was read is said by the caller)."""
-        out = [r.text for r in self.rules if r.text]
+    def lines(self, verbose: bool = False) -> list[str]:
+        """The summary lines about reading (what was read is said by the caller); `verbose` lists the
+        files that repeat requests of others under the line that counts them."""
+        out = []
+        for r in self.rules:
+            if r.text:
+                out.append(r.text)
+            if verbose and r.name == REPEATED:
+                out += [f"  {file}: {plural(n, 'request line')} already read from {first} (the first at line {line})"
+                        for file, (n, line, first) in sorted(self.repeated_in.items())]
         if self.not_traces:
             n = sum(self.not_traces.values())
             names = ", ".join(f"{name} x{k}" for name, k in self.not_traces.most_common(5))
@@ -138,7 +147,7 @@ def _money(cost: float) -> str:
 def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
     """The Account of a resolved Collector whose request rows are `rows`, billed `costs`."""
     a = Account(dict(c.files), Counter(c.not_traces), c.skips, dict(c.unknown_types), list(c.naive_times),
-                usage_lines=c.usage_lines, requests=len(rows))
+                usage_lines=c.usage_lines, requests=len(rows), repeated_in=dict(c.repeated_in))
     src, rid, file = AT["source"], AT["request_id"], AT["file"]
     total = column_sum(rows, *USAGE_FIELDS)
     a.rules.append(Rule("streamed lines", 0, c.line_tokens - total, math.nan,
@@ -160,9 +169,11 @@ def account(c: Collector, rows: list[list], costs: list[float]) -> Account:
     rep = [i for i, k in enumerate(map(itemgetter(rid), rows)) if k in c.repeated] if c.repeated else []
     if rep:
         t, m = sum(_tokens(rows[i]) for i in rep), math.fsum(costs[i] for i in rep)
-        a.rules.append(Rule("repeated in another file", 0, -t, -m,
-                            f"other files: {plural(len(rep), 'request')} met again in another file (a resumed or "
-                            f"copied session) counted once; counting again would add {_added(rows, rep, costs)}"))
+        lines, files = c.duplicate_files, len(c.repeated_in)
+        a.rules.append(Rule(REPEATED, 0, -t, -m,
+                            f"resumed sessions: {plural(len(rep), 'request')} repeated in {plural(files, 'file')} "
+                            f"({plural(lines, 'line')}: a resumed, forked or copied session repeats earlier ones), "
+                            f"counted once; counting again would add {_added(rows, rep, costs)} (-v lists the files)"))
     joined = {(s.file, s.line) for s in c.skips.joined}
     if joined:
         j = [i for i, r in enumerate(rows) if all((r[file], n) in joined for n in line_numbers(r))]

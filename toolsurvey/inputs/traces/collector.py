@@ -79,8 +79,10 @@ class Collector:
     skips: Skips = field(default_factory=Skips)
     usage_lines: int = 0          # lines (or spans) that carried usage
     line_tokens: int = 0          # their usage summed line by line (what counting every line would give)
-    duplicate_files: int = 0      # request lines skipped because another file had the request
+    duplicate_files: int = 0      # request lines passed over because another file had the request
     repeated: set = field(default_factory=set)   # ids of requests met again in another file
+    # file -> [request lines it repeats, the first one's line, the file that had it first]: said in one line
+    repeated_in: dict[str, list] = field(default_factory=dict)
     other_lines: int = 0          # known records that are neither requests nor tool results
     events: list = field(default_factory=list)  # prompts and compactions (events.EVENT_FIELDS)
     unknown_types: dict[str, list] = field(default_factory=dict)  # line type -> [count, file, line, with usage]
@@ -132,10 +134,15 @@ class Collector:
         self.naive_times[0] += n
 
     def _seen_elsewhere(self, key: str, file: str, line: int, old: list) -> None:
+        """A request line of `file` that an earlier file had (a resumed, forked or copied session): not
+        counted again, and said once for all (`account`), not once per line."""
         self.duplicate_files += 1
         self.repeated.add(key)
-        self.skips.add(file, line, f"request {key} was already read from {old[AT['file']]}:{old[AT['line']]} "
-                       "(a resumed session repeats it); counted once", "request seen in another file")
+        seen = self.repeated_in.get(file)
+        if seen is None:
+            self.repeated_in[file] = [1, line, old[AT["file"]]]
+        else:
+            seen[0] += 1
 
     def event(self, event: tuple | None) -> None:
         if event is not None:
@@ -239,6 +246,11 @@ class Collector:
         self.line_tokens += other.line_tokens
         self.duplicate_files += other.duplicate_files
         self.repeated |= other.repeated
+        for file, (n, line, first) in other.repeated_in.items():
+            if file in self.repeated_in:
+                self.repeated_in[file][0] += n
+            else:
+                self.repeated_in[file] = [n, line, first]
         self.other_lines += other.other_lines
         self.files.update(other.files)
 

@@ -1,12 +1,13 @@
-"""What shapes a session besides its requests: the user's prompts (where turns start) and compactions
-(the history replaced by a summary), as Claude Code records them."""
+"""What shapes a session besides its requests: the user's prompts (where turns start), compactions (the
+history replaced by a summary) and, where the agent records it, the context window it works in (the
+size it must compact before), as Claude Code and Codex record them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 EVENT_FIELDS = ("session", "agent", "timestamp", "kind", "tokens", "detail")
-PROMPT, COMPACTION = "prompt", "compaction"
+PROMPT, COMPACTION, WINDOW = "prompt", "compaction", "context_window"
 
 
 def is_prompt(rec: dict, msg: dict) -> bool:

@@ -19,6 +19,24 @@ def stem(path: str | os.PathLike) -> str:
     return re.sub(r"(\.(jsonl|json|ndjson))?(\.gz)?$", "", Path(path).name)
 
 
+# Keys every usage object of the formats read has (OpenAI Responses and Codex: input_tokens; Chat
+# Completions: prompt_tokens; Anthropic: input_tokens): a record holding one as a key carries usage.
+USAGE_KEYS = frozenset({"input_tokens", "prompt_tokens"})
+
+
+def carries_usage(v: Any, depth: int = 8) -> bool:
+    """Whether a parsed record holds a usage object: one of USAGE_KEYS as a key of an object within
+    `depth` levels (as a key, not inside some text: a line quoting a file that mentions usage is not one)."""
+    if depth < 0:
+        return False
+    if isinstance(v, dict):
+        return not USAGE_KEYS.isdisjoint(v) or any(carries_usage(x, depth - 1) for x in v.values()
+                                                   if isinstance(x, (dict, list)))
+    if isinstance(v, list):
+        return any(carries_usage(x, depth - 1) for x in v if isinstance(x, (dict, list)))
+    return False
+
+
 def _compact(v: Any) -> str:
     return json.dumps(v if v is not None else {}, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 

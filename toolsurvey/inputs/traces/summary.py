@@ -50,9 +50,9 @@ class Summary:
         return headline(self.account.files, len(set(map(itemgetter(AT["session"]), r))), len(r),
                         sum(self.tools.values()), tokens, cost, unpriced, by_tool)
 
-    def summary(self) -> str:
+    def summary(self, verbose: bool = False) -> str:
         """The lines `Traces.summary` prints, for the same files."""
-        return "\n".join(self.headline() + self.account.lines())
+        return "\n".join(self.headline() + self.account.lines(verbose))
 
     def view(self, by: str = "session", *, z: Zone | None = None, win: Window | None = None, breakdown: bool = False,
              week_start: str = "sunday") -> View:

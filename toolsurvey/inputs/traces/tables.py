@@ -50,14 +50,15 @@ class Traces:
         """Every warning, skipped lines included, one line each."""
         return self.warnings + [str(s) for s in self.skips.items]
 
-    def summary(self) -> str:
-        """A few lines: what was read, each counting rule and what it changed, what was skipped and why."""
+    def summary(self, verbose: bool = False) -> str:
+        """A few lines: what was read, each counting rule and what it changed, what was skipped and why
+        (`verbose`: with the files that repeat other files' requests listed)."""
         r = self.requests
         by = self.calls.groupby("tool").size().sort_values(ascending=False, kind="stable")
         tokens = {f: int(r[f].sum()) for f in ("input_tokens", "cache_write", "cache_read", "output_tokens")}
         lines = headline(self.files, len(self.sessions), len(r), len(self.calls), tokens, float(r["cost"].sum()),
                          int(r["cost"].isna().sum()), list(by.items()))
-        return "\n".join(lines + self.account.lines())
+        return "\n".join(lines + self.account.lines(verbose))
 
     def totals(self, by: str = "session", *, timezone: str | None = None, since: str | None = None,
                until: str | None = None, breakdown: bool = False, week_start: str = "sunday") -> pd.DataFrame:

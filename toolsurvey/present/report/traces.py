@@ -44,8 +44,8 @@ def traces_section(tr: Any) -> Section:
     if held is not None:
         a = held.attrs
         s.text.append(f"Predicting each session from a model fitted on the other sessions only (leave one session "
-                      f"out), what the what-ifs rest on: {a['verdict']}; by component {a['components']}; the "
-                      f"median session is {a['median_abs_error']:.1%} off.")
+                      f"out), what the what-ifs rest on: {a['verdict']}; by component {a['components']}; "
+                      f"{a['sessions']}.")
     shown = pd.DataFrame({"session": table["session"], "model_requests": table["requests"].astype("int64"),
                           "billed_usd": table["billed"], "simulated_usd": table["simulated"],
                           "error_share": table["error"], "within_10pct": table["within_10pct"]})

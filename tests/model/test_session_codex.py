@@ -1,0 +1,120 @@
+"""The session model on Codex: OpenAI's caching rules per model family (providers.toml), a session worked
+out by hand under each (docs/simulation.md, "A Codex session worked by hand"), and Codex rollouts written
+to follow the model, fitted back and priced to the cent, with what-ifs (caching off, writes billed)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+import toolsurvey as ts
+from toolsurvey.model.fit import fit_details
+from toolsurvey.providers.caching import cache_lifetimes, caching_rules
+
+# The session of docs/simulation.md: ten tools of 200 tokens (average-size mode, OpenAI's 12-token
+# per-request function constant), a 1,000-token system prompt, 100-token prompts, 50-token calls,
+# 400-token results, 200-token answers; two turns of two requests, 600 s of thought between them.
+SESSION = dict(tool_tokens=200, registry_size=10, system_prompt_tokens=1000, user_message_tokens=100, call_tokens=50,
+               response_tokens=400, answer_tokens=200, steps=2, turns=2, think_time=600, accuracy=False)
+
+
+def test_openai_caching_rules_per_model_family():
+    old, new = caching_rules("openai", "gpt-5.5"), caching_rules("openai", "gpt-5.6-sol")
+    assert (old["cache_increment"], old["write_premium"], old["min_cache_tokens"]) == (128, False, 1024)
+    assert "Prompt Caching 201" in old["source"] and "before GPT-5.6" in old["source"] and old["as_of"]
+    assert "cache_increment" not in new and new["write_premium"] and new["write_multiplier"] == 1.25
+    assert "GPT-5.6" in new["source"] and new["undocumented"]
+    assert cache_lifetimes("openai", "gpt-5.5") == {"5m": 300, "1h": 86_400}
+    assert cache_lifetimes("openai", "gpt-5.6-sol") == {"5m": 1800, "1h": 1800}  # 30 minutes, the one ttl
+    assert cache_lifetimes("anthropic", "claude-sonnet-4-5") == {"5m": 300, "1h": 3600}
+    assert caching_rules("openai", "gpt-4o")["write_premium"] is False and caching_rules("openai", "gpt-6")["write_premium"]
+
+
+def test_a_codex_session_worked_by_hand():
+    # The fixed prefix: 12 + 10 x 200 + 1,000 = 3,012 tokens. Inputs: 3,012 + 100 = 3,112; + 50 + 400 =
+    # 3,562; turn 2 carries the first turn (450 + its answer 200 + the prompt 100 = 750): 3,862; 4,312.
+    # gpt-5.5 (before GPT-5.6: reads in 128-token steps, writes at the input price; $5 input, $0.50 cached,
+    # $30 output; an entry lives 300 s, so after 600 s of thought turn 2 starts cold):
+    #   reads: request 2 floor(3,112 / 128) x 128 = 3,072; request 3 none; request 4 floor(3,862 / 128)
+    #   x 128 = 3,840: 6,912 x 0.5 = 3,456; not read 3,112 + 490 + 3,862 + 472 = 7,936 x 5 = 39,680;
+    #   output 2 x (50 + 200) = 500 x 30 = 15,000: $0.058136.
+    run = ts.simulate(None, ts.Scenario(model="gpt-5.5", **SESSION))
+    assert list(run.steps["input"]) == [3112, 3562, 3862, 4312]
+    assert list(run.steps["cache_read"]) == [0, 3072, 0, 3840]
+    assert run.summary["cost_per_task"] == pytest.approx((3456 + 39_680 + 15_000) / 1e6, rel=0, abs=1e-9)
+    # gpt-5.6-sol (writes at 1.25x: $4 input, $5 written, $0.40 cached, $20 output; no documented step, so a
+    # hit reads the whole previous context; an entry lives 1,800 s, so turn 2 finds its cache):
+    #   reads 3,112 + 3,562 + 3,862 = 10,536 x 0.4 = 4,214.4; writes 3,112 + 450 + 300 + 450 = 4,312 x 5 =
+    #   21,560; output 500 x 20 = 10,000: $0.0357744.
+    sol = ts.Scenario(model="gpt-5.6-sol", **SESSION)
+    run = ts.simulate(None, sol)
+    assert list(run.steps["cache_read"]) == [0, 3112, 3562, 3862] and list(run.steps["expired"]) == [1, 0, 0, 0]
+    assert run.summary["cost_per_task"] == pytest.approx((4214.4 + 21_560 + 10_000) / 1e6, rel=0, abs=1e-9)
+    # What Codex 0.14x rollouts record: no writes (uncached_share 1), the 4,312 tokens billed as input:
+    # 4,312 x 4 = 17,248 + 4,214.4 + 10,000 = $0.0314624. With caching off, every input token is:
+    # (3,112 + 3,562 + 3,862 + 4,312) x 4 = 59,392 + 10,000 = $0.069392.
+    assert ts.simulate(None, ts.Scenario(model="gpt-5.6-sol", uncached_share=1.0, **SESSION)).summary[
+        "cost_per_task"] == pytest.approx((17_248 + 4214.4 + 10_000) / 1e6, rel=0, abs=1e-9)
+    assert ts.simulate(None, ts.Scenario(model="gpt-5.6-sol", caching="none", **SESSION)).summary[
+        "cost_per_task"] == pytest.approx((59_392 + 10_000) / 1e6, rel=0, abs=1e-9)
+
+
+T0 = datetime(2026, 7, 13, 10, 0, tzinfo=UTC)
+
+
+def rollout(path, session: str, requests: list[tuple[float, int, int, int]], prompts: list[float]) -> None:
+    """A Codex rollout of gpt-5.6-sol: prompts at the given seconds, and token counts (second, input,
+    cached, output) as running totals, in the layout of Codex 0.144 (no cache writes recorded)."""
+    at = lambda t: (T0 + timedelta(seconds=t)).isoformat().replace("+00:00", "Z")
+    lines = [{"timestamp": at(0), "type": "session_meta", "payload": {"id": session, "cwd": "/w", "cli_version": "0.144.2",
+                                                                       "source": "vscode"}},
+             {"timestamp": at(0), "type": "turn_context", "payload": {"model": "gpt-5.6-sol", "cwd": "/w"}}]
+    events = [(t, {"type": "event_msg", "payload": {"type": "user_message", "message": "go on"}}) for t in prompts]
+    total = [0, 0, 0]
+    for t, inp, cached, out in requests:
+        total = [total[0] + inp, total[1] + cached, total[2] + out]
+        usage = lambda i, c, o: {"input_tokens": i, "cached_input_tokens": c, "output_tokens": o,
+                                 "reasoning_output_tokens": 0, "total_tokens": i + o}
+        events.append((t, {"type": "event_msg", "payload": {"type": "token_count", "info": {
+            "total_token_usage": usage(*total), "last_token_usage": usage(inp, cached, out)}}}))
+    lines += [{"timestamp": at(t), **e} for t, e in sorted(events, key=lambda x: x[0])]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+# The hand-worked session as Codex records it: (second, input, cached, output) of each request.
+WORKED = [(5, 3112, 0, 50), (15, 3562, 3112, 200), (615, 3862, 3562, 50), (625, 4312, 3862, 200)]
+
+
+@pytest.fixture
+def codex(tmp_path):
+    for s in ("019f0000-0000-7000-8000-000000000c01", "019f0000-0000-7000-8000-000000000c02"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, WORKED, prompts=[0, 610])
+    return ts.load_traces(tmp_path, engine="python")
+
+
+def test_codex_rollouts_are_fitted_back_and_priced_to_the_cent(codex):
+    d = fit_details(codex)
+    m = d["main"]
+    assert (m["prefix"], m["user_message_tokens"], m["response_tokens"]) == (3112, 100, 400)
+    assert (m["call_tokens"], m["answer_tokens"], m["cache_miss"], m["prompt_cache_miss"]) == (50, 200, 0, 0)
+    assert d["caching"] == "incremental" and d["uncached_share"] == 1.0  # nothing recorded as written
+    assert "gpt-5.6-sol" in d["fitted_rules"]  # its hit step is not documented: the cached share is measured
+    per = 0.0314624  # the hand-worked session, its writes billed as input as the rollouts record them
+    for cv in (False, True):
+        table = ts.compare(codex, cv=cv)
+        assert list(table["billed"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+        assert list(table["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+        assert abs(table.attrs["total_error"]) < 1e-12
+        assert all(abs(e) < 1e-12 for e in table.attrs["component_errors"].values() if e == e)
+
+
+def test_what_ifs_on_codex_sessions(codex):
+    sc = ts.fit_scenario(codex)
+    off = ts.compare(codex, sc, caching="none")  # the same sessions with no prompt caching
+    assert off["simulated"].iloc[-1] == pytest.approx(2 * 0.069392, abs=1e-12)
+    assert off["billed"].iloc[-1] == pytest.approx(2 * 0.0314624, abs=1e-12)
+    written = ts.compare(codex, sc, uncached_share=0.0)  # writes billed at 1.25x, as OpenAI documents for GPT-5.6
+    assert written["simulated"].iloc[-1] == pytest.approx(2 * 0.0357744, abs=1e-12)
