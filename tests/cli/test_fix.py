@@ -253,23 +253,17 @@ def _one_line(code, err, words):
     assert code == 2 and len(lines) == 1 and words in lines[0], err
 
 
-def test_a_comment_in_a_file_claude_code_reads_as_plain_json(capsys, setup):
+@pytest.mark.parametrize("text, words", [
+    ('{\n  // mine\n  "model": "claude-sonnet-4-5"\n}\n', "invalid JSON at line 2"),  # Claude Code reads plain JSON
+    ('{"permissions": {"deny": "mcp__docs__get_page"}}\n', "expected a list at permissions.deny"),  # it would reject
+])
+def test_a_settings_file_with_a_comment_or_a_shape_the_client_rejects(capsys, setup, text, words):
     home, proj, snap, log = setup
     settings = claude_files(home, proj)
-    settings.write_text('{\n  // mine\n  "model": "claude-sonnet-4-5"\n}\n')
+    settings.write_text(text)
     keep = _unchanged(settings, home / ".claude.json")
     code, _, err = run(capsys, "--client", "claude-code", "--snapshot", str(snap), "--usage", str(log), "--write")
-    _one_line(code, err, "invalid JSON at line 2")
-    assert _unchanged(*keep) == keep
-
-
-def test_a_config_the_client_would_reject(capsys, setup):
-    home, proj, snap, log = setup
-    settings = claude_files(home, proj)
-    settings.write_text('{"permissions": {"deny": "mcp__docs__get_page"}}\n')
-    keep = _unchanged(settings, home / ".claude.json")
-    code, _, err = run(capsys, "--client", "claude-code", "--snapshot", str(snap), "--usage", str(log), "--write")
-    _one_line(code, err, "expected a list at permissions.deny")
+    _one_line(code, err, words)
     assert _unchanged(*keep) == keep
 
 

@@ -23,9 +23,9 @@ exit status: 0; 2 bad arguments, config or input (nothing is written)."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ._args import above, text
+    from ._args import above
     from ._common import add_wide_arg
-    from ._measure import add_scenario_options
+    from ._measure import add_plan_inputs
     from ._servers import add_client_args, add_discovery_args
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -43,11 +43,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", action="append", default=[], metavar="NAME", help="with --client: only this server")
     p.add_argument("--snapshot", metavar="FILE", help="with --client: the tools saved by discover (else start them)")
     add_discovery_args(p)
-    p.add_argument("--usage", metavar="LOG", help="tool-call log or traces: the plan's unused tools")
-    p.add_argument("--phases", metavar="FILE", help="phases TOML file for the plan")
-    p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
-    p.add_argument("--model", type=text, default=None, help="the model priced (overrides the scenario's)")
-    add_scenario_options(p)
+    add_plan_inputs(p)
     p.add_argument("--queries", metavar="FILE", help="queries for the plan's tool-search stage")
     p.add_argument("--no-defer", dest="defer", action="store_false", help="leave tool search out of the plan")
     p.add_argument("--eval-model", default=None, metavar="MODEL",
