@@ -100,7 +100,7 @@ def _indent_of(text: str, i: int) -> str:
     return re.match(r"[ \t]*", text[line_start:]).group()
 
 
-def _unit(text: str, node: Node) -> str:
+def _unit(text: str) -> str:
     """The indentation step of the text (two spaces when nothing says otherwise)."""
     m = re.search(r"\n([ \t]+)\S", text)
     return m.group(1) if m else "  "
@@ -134,7 +134,7 @@ def set_value(text: str, path: tuple[str, ...], value: Any, where: str = "the fi
     """`text` with the value at `path` replaced by `value` (keys created as needed, at the end of their object)."""
     root = parse_spans(text, where)
     node, depth = _find(text, root, path, where)
-    step = _unit(text, root)
+    step = _unit(text)
     if depth == len(path):
         indent = _indent_of(text, node.start)
         return text[:node.start] + _dumps(value, indent, step) + text[node.end:]
@@ -167,7 +167,7 @@ def append(text: str, path: tuple[str, ...], item: Any, where: str = "the file")
         return set_value(text, path, [item], where)
     if node.kind != "array":
         raise InputError(f"{where}: expected a list at {'.'.join(path)}, found {_what(text, node)}")
-    step = _unit(text, root)
+    step = _unit(text)
     if not node.items:
         return text[:node.start] + json.dumps([item], ensure_ascii=False) + text[node.end:]
     last = node.items[-1]
