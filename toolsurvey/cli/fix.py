@@ -8,16 +8,17 @@ import argparse
 HELP = "rewrite owned servers' schemas (proved equivalent) and write the client settings a plan calls for"
 
 _EPILOG = """examples:
-  toolsurvey fix data/registries/ops_assistant.json --own catalog,deploys,metrics
-  toolsurvey fix data/registries/ops_assistant.json --own catalog,deploys,metrics --write -o fixed.json
-  toolsurvey fix REG --own catalog --describe review.md          # skeletons for descriptions to rewrite
-  toolsurvey fix --client claude-code --snapshot snap.json --usage calls.jsonl   # a diff of the settings
-  toolsurvey fix --client codex --snapshot snap.json --usage calls.jsonl --write # ... written, with backups
+  toolsurvey fix REG.json --own catalog,deploys,metrics
+  toolsurvey fix REG.json --own catalog,deploys,metrics --write -o fixed.json
+  toolsurvey fix REG.json --own catalog --describe review.md   # descriptions to rewrite
+  toolsurvey fix --client claude-code --snapshot snap.json --usage calls.jsonl
+  toolsurvey fix --client codex --snapshot snap.json --usage calls.jsonl --write
 
-Nothing is written without --write (the default is a dry run: the rewrites and a unified diff).
-Coming with `toolsurvey eval` (issue 37): --eval-model MODEL / --eval FILE run `toolsurvey eval NEW
---baseline OLD` on the same queries and print the selection change next to the saving; --max-drop
-POINTS flags a rewrite that lowers accuracy by more.
+Nothing is written without --write (the default is a dry run: the rewrites and a
+unified diff). Coming with `toolsurvey eval` (issue 37): --eval-model MODEL and
+--eval FILE run `toolsurvey eval NEW --baseline OLD` on the same queries and print
+the selection change next to the saving; --max-drop POINTS flags a rewrite that
+lowers accuracy by more.
 
 exit status: 0; 2 bad arguments, config or input (nothing is written)."""
 
