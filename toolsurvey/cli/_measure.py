@@ -20,6 +20,18 @@ def measure_kwargs(args: argparse.Namespace) -> dict:
     return {"encoding": args.encoding, "render": args.render, "model": args.model}
 
 
+def add_plan_inputs(p: argparse.ArgumentParser) -> None:
+    """What a plan reads besides the registry (plan, fix): the usage log, phases, scenario, model and the
+    scenario options."""
+    from ._args import text
+
+    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL), or agent traces, for unused tools and result sizes")
+    p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
+    p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
+    p.add_argument("--model", type=text, default=None, help="the model priced (overrides the scenario's)")
+    add_scenario_options(p)
+
+
 def add_scenario_options(p: argparse.ArgumentParser) -> None:
     """The scenario fields `report` and `plan` take as options, as `simulate` does (model: --model)."""
     from ..core.choices import CACHING

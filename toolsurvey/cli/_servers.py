@@ -100,3 +100,14 @@ def server_progress(stream, bar):
             print(line, file=stream, flush=True)
 
     return show
+
+
+def from_snapshot(path: str, cfg):
+    """The snapshot's servers that the client starts (others dropped); one it lacks counts as failed."""
+    from ..core.registry import Server
+    from ..inputs.formats import load
+
+    reg = load(path)
+    reg.servers = {s.name: reg.servers.get(s.name) or Server(s.name, (), None, {"error": f"not in {path}"})
+                   for s in cfg.servers}
+    return reg

@@ -48,12 +48,12 @@ def run(args: argparse.Namespace) -> int:
     from ..measuring.client_context import client_context
     from ..present.client_context import context_markdown
     from ._common import print_warnings, say, write
-    from ._servers import client_config, discover_client
+    from ._servers import client_config, discover_client, from_snapshot
 
     if args.format == "csv" and args.by == "both":
         raise InputError("csv is one table: pass --by server or --by tool")
     cfg = client_config(args)
-    reg = _from_snapshot(args.snapshot, cfg) if args.snapshot else discover_client(cfg, args)
+    reg = from_snapshot(args.snapshot, cfg) if args.snapshot else discover_client(cfg, args)
     print_warnings([w for w in reg.warnings if not w.startswith("server ")])
     ctx = client_context(reg, cfg, model=args.model, environ=os.environ)
     for note in ctx.notes[len(cfg.lines()):]:  # the config's own notes are printed above
@@ -84,13 +84,3 @@ def _tables(ctx, args: argparse.Namespace) -> None:
     parts += [fit("\n".join(f"over a limit: {x}" for x in ctx.limits))] if ctx.limits else []
     write("\n\n".join(parts) + "\n", args.output)
 
-
-def _from_snapshot(path: str, cfg):
-    """The snapshot's servers that the client starts (others dropped); one it lacks counts as failed."""
-    from ..core.registry import Server
-    from ..inputs.formats import load
-
-    reg = load(path)
-    reg.servers = {s.name: reg.servers.get(s.name) or Server(s.name, (), None, {"error": f"not in {path}"})
-                   for s in cfg.servers}
-    return reg

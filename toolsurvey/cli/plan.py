@@ -10,16 +10,11 @@ FORMATS = ("table", "csv", "json", "markdown")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ._args import text
     from ._common import add_output_args, add_registry_args
-    from ._measure import add_scenario_options
+    from ._measure import add_plan_inputs
 
     add_registry_args(p)
-    p.add_argument("--usage", metavar="LOG", help="tool-call log (CSV or JSONL), or agent traces, for unused tools and result sizes")
-    p.add_argument("--phases", metavar="FILE", help="phases TOML file for phase gating")
-    p.add_argument("--scenario", metavar="FILE", help="scenario TOML file: model, steps, caching, prices, ...")
-    p.add_argument("--model", type=text, default=None, help="the model priced (overrides the scenario's)")
-    add_scenario_options(p)
+    add_plan_inputs(p)
     p.add_argument("--window-days", dest="window_days", type=_window, default="90", metavar="DAYS",
                    help="a tool not called in the log's last DAYS days (> 0) is unused; 'all': the whole log "
                         "(default: %(default)s)")

@@ -1,7 +1,8 @@
 """Anthropic: the `anthropic` rendering and its tool-use system prompt, the Messages API (its `tools`,
 usage and tool_use blocks, as answers and the traces' provider logs hold them) and the token-counting
-endpoint. Its facts (default model, key, base URL, caching, limits, searches) are providers.toml's
-[providers.anthropic], [anthropic], [caching.anthropic], [limits.anthropic] and [search.anthropic-*]."""
+endpoint. Its facts (default model, key, base URL, caching, limits, searches, schema facts) are
+providers.toml's [providers.anthropic], [anthropic], [caching.anthropic], [limits.anthropic],
+[search.anthropic-*] and [schemas.anthropic]."""
 
 from __future__ import annotations
 

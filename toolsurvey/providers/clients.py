@@ -3,9 +3,10 @@ how a client names MCP tools, which of them it defers behind a tool search, and 
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -147,3 +148,24 @@ def vscode_tool_name(prefix: str, tool: str) -> str:
     """A tool's name in VS Code: characters outside a-z 0-9 _ - become _, after its server's prefix,
     dots as _, at most 64 characters (McpServer._normalizeTool and McpTool in mcpServer.ts)."""
     return (prefix + re.sub(r"[^a-z0-9_-]", "_", tool, flags=re.IGNORECASE)).replace(".", "_")[:64]
+
+
+def deny_matcher(client: str, server: str, rules: list[str]) -> Callable[[str], bool] | None:
+    """Which of `server`'s tools the client's deny rules take from the model (providers.toml
+    [clients.*.fix] tool_source): `mcp__<server>` and `mcp__<server>__*` every tool, `mcp__<server>__<tool>`
+    one, a glob in the tool's place those it matches; names as the client sends them. None when no
+    rule names the server (a rule with an argument, `mcp__x__y(...)`, is one the client skips)."""
+    template = client_rules(client).get("name_template")
+    if not template or not rules:
+        return None
+    prefix = client_tool_name(client, template.replace("{server}", server).replace("{tool}", ""))
+    mine = [r if r != prefix.rstrip("_") else prefix + "*" for r in rules
+            if "(" not in r and (r.startswith(prefix) or r == prefix.rstrip("_"))]
+    if not mine:
+        return None
+
+    def denied(tool: str) -> bool:
+        sent = client_tool_name(client, template.replace("{server}", server).replace("{tool}", tool))
+        return any(fnmatch.fnmatchcase(sent, r) for r in mine)
+
+    return denied

@@ -1,7 +1,7 @@
 """Google (the Gemini API): no rendering of its own (its models are measured with the `json`
 rendering), the token-counting endpoint (`--count-with gemini:MODEL`) and the function declarations
-its `tools` carry. Its facts (default model, key, base URL, caching, limits) are providers.toml's
-[providers.google], [caching.google] and [limits.google]."""
+its `tools` carry. Its facts (default model, key, base URL, caching, limits, schema facts) are
+providers.toml's [providers.google], [caching.google], [limits.google] and [schemas.google]."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """OpenAI: the `openai` rendering (the OpenAI Cookbook's function counting and its constants), the
 Chat Completions and Responses APIs (their `tools`, usage and tool calls, as answers and the traces'
 provider logs hold them) and the token-counting endpoint. Its facts (default model, key, base URL,
-caching, limits, search) are providers.toml's [providers.openai], [openai], [caching.openai],
-[limits.openai] and [search.openai]."""
+caching, limits, search, schema facts) are providers.toml's [providers.openai], [openai],
+[caching.openai], [limits.openai], [search.openai] and [schemas.openai]."""
 
 from __future__ import annotations
 

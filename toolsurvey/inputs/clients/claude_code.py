@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.jsonc import read_jsonc
+from ...providers.clients import deny_matcher
 from .config import ClientConfig, LeftOut
 from .entries import Where, by_precedence, entries_of, lines_at, load_object
 
@@ -53,9 +54,9 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> Client
     local = local if isinstance(local, dict) else {}
     env = {**environ, **cfg.env}
     at_project = ("projects", key, "mcpServers")
-    found = [*entries_of(state.get("mcpServers"), Where(shown(state_path), "user", cfg.label, lines_at(state_lines, "mcpServers")),
+    found = [*entries_of(state.get("mcpServers"), Where(shown(state_path), "user", cfg.label, lines_at(state_lines, "mcpServers"), str(state_path)),
                          KNOWN, env, cfg, rank=2, source=f"{shown(state_path)} mcpServers"),
-             *entries_of(local.get("mcpServers"), Where(shown(state_path), "local", cfg.label, lines_at(state_lines, *at_project)),
+             *entries_of(local.get("mcpServers"), Where(shown(state_path), "local", cfg.label, lines_at(state_lines, *at_project), str(state_path)),
                          KNOWN, env, cfg, rank=0, source=f"{shown(state_path)} projects[{key!r}].mcpServers"),
              *_mcp_json_entries(project, cfg, env, shown)]
     kept, replaced = by_precedence(found, cfg.label)
@@ -81,7 +82,7 @@ def _mcp_json_entries(project: Path, cfg: ClientConfig, env: Mapping[str, str], 
             continue
         data, lines = load_object(path, cfg, "project", shown)
         found += entries_of(data.get("mcpServers"), Where(shown(path), "project", cfg.label,
-                                                          lines_at(lines, "mcpServers")),
+                                                          lines_at(lines, "mcpServers"), str(path)),
                             KNOWN, env, cfg, rank=1 + depth / 1000)
     return found
 
@@ -89,7 +90,7 @@ def _mcp_json_entries(project: Path, cfg: ClientConfig, env: Mapping[str, str], 
 def _settings(paths: list[Path], cfg: ClientConfig) -> dict[str, Any]:
     """The settings files merged in order (user, project, local): `env` joined key by key, the MCP
     approval lists joined, other keys from the last file that sets them."""
-    out: dict[str, Any] = {"enabledMcpjsonServers": set(), "disabledMcpjsonServers": set()}
+    out: dict[str, Any] = {"enabledMcpjsonServers": set(), "disabledMcpjsonServers": set(), "deny": []}
     for p in paths:
         if not p.exists():
             continue
@@ -100,17 +101,23 @@ def _settings(paths: list[Path], cfg: ClientConfig) -> dict[str, Any]:
         cfg.env.update({str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else {})
         for key in ("enabledMcpjsonServers", "disabledMcpjsonServers"):
             out[key] |= {str(n) for n in data.get(key) or []}
-        out.update({k: v for k, v in data.items() if k not in ("env", "enabledMcpjsonServers", "disabledMcpjsonServers")})
+        permissions = data.get("permissions") if isinstance(data.get("permissions"), dict) else {}
+        deny = permissions.get("deny")
+        out["deny"] += [str(r) for r in deny] if isinstance(deny, list) else []
+        out.update({k: v for k, v in data.items() if k not in ("env", "enabledMcpjsonServers", "disabledMcpjsonServers",
+                                                               "permissions")})
     return out
 
 
 def _switch(cfg: ClientConfig, item, local: dict, settings: dict, state: str) -> None:
     """Keep a server, or leave it out as Claude Code does: toggled off in /mcp (the project's
     `disabledMcpServers` in ~/.claude.json), or a .mcp.json server rejected (`disabledMcpjsonServers`).
-    A .mcp.json server not yet approved is kept with a note."""
+    A .mcp.json server not yet approved is kept with a note. A kept server's tools that a
+    `permissions.deny` rule names are not sent to the model."""
     if isinstance(item, LeftOut):
         cfg.left_out.append(item)
         return
+    item = replace(item, denied=deny_matcher(cfg.client, item.name, settings["deny"]))
     if item.name in {str(n) for n in local.get("disabledMcpServers") or []}:
         cfg.left_out.append(LeftOut(item.name, item.scope, item.source, "turned off in /mcp "
                                     f"(disabledMcpServers of this project in {state})", disabled=True))

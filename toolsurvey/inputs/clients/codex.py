@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,8 @@ def _servers(doc: dict, path: Path, scope: str, rank: int, cfg: ClientConfig, en
     if not isinstance(servers, dict):
         return []
     lines = toml_lines(read_text(path))
-    where = Where(shown(path), scope, cfg.label, lambda n, k: lines.get(("mcp_servers", n, *((k,) if k else ()))))
+    where = Where(shown(path), scope, cfg.label, lambda n, k: lines.get(("mcp_servers", n, *((k,) if k else ()))),
+                  str(path))
     found = entries_of(servers, where, KNOWN, environ, cfg, rank=rank, expand=False, fill=_generic(environ))
     return [(r, _filters(item, servers.get(item.name))) for r, item in found]
 
@@ -108,9 +110,8 @@ def _filters(item, entry: Any):
     if entry.get("enabled") is False:
         return LeftOut(item.name, item.scope, item.source, "enabled = false", disabled=True)
     only = entry.get("enabled_tools")
-    return ClientServer(item.spec, item.scope, item.source,
-                        only_tools=tuple(map(str, only)) if isinstance(only, list) else None,
-                        hidden_tools=tuple(map(str, entry.get("disabled_tools") or [])))
+    return replace(item, only_tools=tuple(map(str, only)) if isinstance(only, list) else None,
+                   hidden_tools=tuple(map(str, entry.get("disabled_tools") or [])))
 
 
 def toml_lines(text: str) -> dict[tuple, int]:

@@ -3,6 +3,7 @@ servers it leaves out, each with the reason."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ...errors import InputError
@@ -31,6 +32,8 @@ class ClientServer:
     only_tools: tuple[str, ...] | None = None  # the client keeps only these (Codex enabled_tools, ...)
     hidden_tools: tuple[str, ...] = ()  # the client hides these (disabled_tools, excludeTools, ...)
     notes: tuple[str, ...] = ()
+    file: str = ""  # the real path of the file that configures it (source is the path as messages show it)
+    denied: Callable[[str], bool] | None = field(default=None, compare=False, repr=False)  # Claude Code's deny rules
 
     @property
     def name(self) -> str:
@@ -38,7 +41,8 @@ class ClientServer:
 
     def keeps(self, tool: str) -> bool:
         """Whether the client shows the model the server's tool named `tool`."""
-        return (self.only_tools is None or tool in self.only_tools) and tool not in self.hidden_tools
+        return ((self.only_tools is None or tool in self.only_tools) and tool not in self.hidden_tools
+                and not (self.denied is not None and self.denied(tool)))
 
 
 @dataclass(frozen=True)

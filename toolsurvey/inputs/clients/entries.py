@@ -27,6 +27,7 @@ class Where:
     scope: str
     label: str  # the client's name, for messages
     line: Callable[[str, str | None], int | None] = lambda name, key: None  # (server, key) -> line
+    file: str = ""  # the real path (`path` is as messages show it)
 
     def at(self, name: str, key: str | None = None) -> str:
         n = self.line(name, key)
@@ -57,7 +58,8 @@ def read_entry(name: str, entry: Any, where: Where, known: frozenset[str], envir
     except InputError as e:
         why = str(e).removeprefix(prefix).lstrip(": ")
         return LeftOut(name, where.scope, source, why), [*warnings, f"{where.at(name)}: server {name!r}: {why}"]
-    return ClientServer(spec, where.scope, source, always_load=entry.get("alwaysLoad") is True), warnings
+    return ClientServer(spec, where.scope, source, always_load=entry.get("alwaysLoad") is True,
+                        file=where.file), warnings
 
 
 def editor_variables(values: Mapping[str, str], environ: Mapping[str, str],

@@ -5,6 +5,7 @@ names or `mcp.allowed` does not; `includeTools` and `excludeTools` filter each s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown) -> Client
                                           (home / ".gemini" / "settings.json", "user")]):
         data, lines = load_object(path, cfg, scope, shown, comments=True)
         docs.append(data)
-        where = Where(shown(path), scope, cfg.label, lines_at(lines, "mcpServers"))
+        where = Where(shown(path), scope, cfg.label, lines_at(lines, "mcpServers"), str(path))
         servers = data.get("mcpServers")
         for r, item in entries_of(servers, where, KNOWN, environ, cfg, rank=rank, fill=_transport):
             found.append((r, _tool_filters(item, (servers or {}).get(item.name))))
@@ -56,9 +57,8 @@ def _tool_filters(item, entry: Any):
     if isinstance(item, LeftOut) or not isinstance(entry, dict):
         return item
     include = entry.get("includeTools")
-    return ClientServer(item.spec, item.scope, item.source,
-                        only_tools=tuple(map(str, include)) if isinstance(include, list) else None,
-                        hidden_tools=tuple(map(str, entry.get("excludeTools") or [])))
+    return replace(item, only_tools=tuple(map(str, include)) if isinstance(include, list) else None,
+                   hidden_tools=tuple(map(str, entry.get("excludeTools") or [])))
 
 
 def _lists(docs: list[dict]) -> tuple[set[str] | None, set[str]]:

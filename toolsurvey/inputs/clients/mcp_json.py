@@ -54,7 +54,7 @@ def read(client: str, project: Path, home: Path, environ: Mapping[str, str], sho
         servers = data.get("mcpServers")
         if client == "windsurf" and isinstance(servers, dict):  # its remote servers use serverUrl
             servers = {n: _url(e) for n, e in servers.items()}
-        where = Where(shown(path), scope, cfg.label, lines_at(lines, "mcpServers"))
+        where = Where(shown(path), scope, cfg.label, lines_at(lines, "mcpServers"), str(path))
         for r, item in entries_of(servers, where, KNOWN[client], environ, cfg, rank=rank, expand=False, fill=fill):
             found.append((r, _windsurf(item, (servers or {}).get(item.name)) if client == "windsurf" else item))
     kept, replaced = by_precedence(found, cfg.label)

@@ -33,7 +33,7 @@ def read(project: Path, home: Path, environ: Mapping[str, str], shown,
         fill = editor_variables({"userHome": str(home), "workspaceFolder": str(project),
                                  "workspaceFolderBasename": project.name, "pathSeparator": "/", "/": "/"},
                                 environ, inputs=inputs or {}, prompts=prompts, label=cfg.label)
-        where = Where(shown(path), scope, cfg.label, lines_at(lines, "servers"))
+        where = Where(shown(path), scope, cfg.label, lines_at(lines, "servers"), str(path))
         found += entries_of(data.get("servers"), where, KNOWN, environ, cfg, rank=rank, expand=False, fill=fill)
     kept, replaced = by_precedence(found, cfg.label)
     cfg.servers += [s for s in kept if isinstance(s, ClientServer)]
