@@ -34,12 +34,18 @@ class Writer:
         self.lines.append({**self._base(t), "type": "user", "message": {"role": "user", "content": text}})
         return self
 
-    def request(self, t: float, model: str, *, write: int, read: int = 0, out: int, hour: bool = False) -> Writer:
+    def request(self, t: float, model: str, *, write: int, read: int = 0, out: int, hour: bool = False,
+                calls: int = 0) -> Writer:
+        """A request whose usage is given, making `calls` tool calls (in parallel) on its line."""
         usage = {"input_tokens": 0, "cache_creation_input_tokens": write, "cache_read_input_tokens": read,
                  "output_tokens": out, "cache_creation": {"ephemeral_5m_input_tokens": 0 if hour else write,
                                                           "ephemeral_1h_input_tokens": write if hour else 0}}
-        self.lines.append({**self._base(t), "type": "assistant", "requestId": f"req-{self.session}-{self.agent}-{self.n}",
-                           "message": {"model": model, "content": [{"type": "text", "text": "ok"}], "usage": usage}})
+        base = self._base(t)
+        uses = [{"type": "tool_use", "id": f"{base['uuid']}-call-{i}", "name": "Read", "input": {"file_path": f"f{i}"}}
+                for i in range(calls)]
+        self.lines.append({**base, "type": "assistant", "requestId": f"req-{self.session}-{self.agent}-{self.n}",
+                           "message": {"model": model, "content": [{"type": "text", "text": "ok"}, *uses],
+                                       "usage": usage}})
         return self
 
     def compaction(self, t: float, pre: int) -> Writer:
@@ -186,6 +192,48 @@ def test_a_compaction_is_fitted_and_predicted_where_it_happened(tmp_path):
     table = ts.compare(tr)
     assert abs(table.attrs["total_error"]) < 1e-12
     assert list(table["simulated_requests"]) == [7, 7, 14]  # 6 requests and the predicted compaction
+
+
+def parallel(session: str) -> Writer:
+    """One turn whose first request calls two tools in parallel: a 5,000-token start, then the 100
+    output tokens and the two results of 1,000 each (2,100 written), then one call and its result
+    (1,100), then the answer of 50."""
+    w = Writer(session).prompt(0, "read both files")
+    w.request(5, SONNET, write=5000, out=100, calls=2)
+    w.request(15, SONNET, write=2100, read=5000, out=100, calls=1)
+    return w.request(25, SONNET, write=1100, read=7100, out=50)
+
+
+def test_parallel_calls_bring_all_their_results_into_the_next_request(tmp_path):
+    # The fit reads the size of one result, not of one step: (2,000 + 1,000) / (2 + 1) calls = 1,000,
+    # 1.5 calls a step. Each session is then priced from the calls its requests made, to the cent: writes
+    # 5,000 + 2,100 + 1,100 = 8,200 x $3.75, reads 5,000 + 7,100 = 12,100 x $0.30, output 250 x $15 (per
+    # million). One size per step (1,500 after each request) would read 5,000 + 6,600 instead.
+    for s in ("p1", "p2"):
+        parallel(s).save(tmp_path / f"{s}.jsonl")
+    tr = ts.load_traces(tmp_path, engine="python")
+    m = fit_details(tr)["main"]
+    assert (m["response_tokens"], m["calls_per_step"], m["growth_by_step"]) == (1000, 1.5, (1.0, 1.0))
+    bill = (8_200 * 3.75 + 12_100 * 0.30 + 250 * 15) / 1e6
+    for cv in (False, True):
+        table = ts.compare(tr, cv=cv)
+        assert list(table["simulated"]) == pytest.approx([bill, bill, 2 * bill], abs=1e-12)
+    # A session simulated from the fitted scenario makes 1.5 calls a step: each adds 100 + 1.5 x 1,000.
+    sc = ts.fit_scenario(tr)
+    run = ts.simulate(None, sc, turns=1, steps=3)
+    assert list(run.steps["input"]) == pytest.approx([5000, 6600, 8200], abs=1e-9)
+
+
+def test_calls_per_step_multiplies_a_steps_results():
+    # A single task of 3 requests with 2 calls a step of 400 tokens is the task with one result of 800.
+    task = {"steps": 3, "accuracy": False, "tool_tokens": 200, "registry_size": 10, "system_prompt_tokens": 2000}
+    two = ts.simulate(None, ts.Scenario(calls_per_step=2, response_tokens=400, **task))
+    one = ts.simulate(None, ts.Scenario(response_tokens=800, **task))
+    assert two.summary["cost_per_task"] == pytest.approx(one.summary["cost_per_task"], rel=1e-12)
+    assert list(two.steps["history"]) == [0, 860, 1720]  # each step: a call of 60 and 2 x 400 of results
+    assert two.summary["cost_per_task"] == pytest.approx(one.summary["cost_per_task"], rel=1e-12)
+    with pytest.raises(InputError, match="calls_per_step must be a number > 0, found 0"):
+        ts.Scenario(calls_per_step=0)
 
 
 @pytest.mark.parametrize("name", ["spotter", "irrlicht"])

@@ -64,14 +64,18 @@ def test_a_codex_session_worked_by_hand():
 T0 = datetime(2026, 7, 13, 10, 0, tzinfo=UTC)
 
 
-def rollout(path, session: str, requests: list[tuple[float, int, int, int]], prompts: list[float]) -> None:
-    """A Codex rollout of gpt-5.6-sol: prompts at the given seconds, and token counts (second, input,
-    cached, output) as running totals, in the layout of Codex 0.144 (no cache writes recorded)."""
+def rollout(path, session: str, requests: list[tuple[float, int, int, int]], prompts: list[float],
+            calls: tuple[float, ...] = ()) -> None:
+    """A Codex rollout of gpt-5.6-sol: prompts at the given seconds, token counts (second, input, cached,
+    output) as running totals, in the layout of Codex 0.144 (no cache writes recorded), and a function
+    call at each second of `calls` (Codex records a response's calls before its token count)."""
     at = lambda t: (T0 + timedelta(seconds=t)).isoformat().replace("+00:00", "Z")
     lines = [{"timestamp": at(0), "type": "session_meta", "payload": {"id": session, "cwd": "/w", "cli_version": "0.144.2",
                                                                        "source": "vscode"}},
              {"timestamp": at(0), "type": "turn_context", "payload": {"model": "gpt-5.6-sol", "cwd": "/w"}}]
     events = [(t, {"type": "event_msg", "payload": {"type": "user_message", "message": "go on"}}) for t in prompts]
+    events += [(t, {"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": "{}",
+                                                         "call_id": f"call-{session}-{i}"}}) for i, t in enumerate(calls)]
     total = [0, 0, 0]
     for t, inp, cached, out in requests:
         total = [total[0] + inp, total[1] + cached, total[2] + out]
@@ -118,3 +122,20 @@ def test_what_ifs_on_codex_sessions(codex):
     assert off["billed"].iloc[-1] == pytest.approx(2 * 0.0314624, abs=1e-12)
     written = ts.compare(codex, sc, uncached_share=0.0)  # writes billed at 1.25x, as OpenAI documents for GPT-5.6
     assert written["simulated"].iloc[-1] == pytest.approx(2 * 0.0357744, abs=1e-12)
+
+
+def test_parallel_calls_in_a_codex_rollout(tmp_path):
+    # A gpt-5.6-sol turn whose first response calls two tools (recorded before its token count), the
+    # next one tool, the last answers: inputs 3,112; + 50 + 2 x 400 = 3,962; + 50 + 400 = 4,412. The fit
+    # reads one result as (800 + 400) / 3 calls = 400 and 1.5 calls a step, and prices each session from
+    # the calls it made: not read 3,112 + 850 + 450 = 4,412 x $4, read 3,112 + 3,962 = 7,074 x $0.40,
+    # output 300 x $20 (per million) = $0.0264776.
+    requests = [(5, 3112, 0, 50), (15, 3962, 3112, 50), (25, 4412, 3962, 200)]
+    for s in ("019f0000-0000-7000-8000-000000000d01", "019f0000-0000-7000-8000-000000000d02"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, requests, prompts=[0], calls=(4, 4, 14))
+    tr = ts.load_traces(tmp_path, engine="python")
+    m = fit_details(tr)["main"]
+    assert (m["response_tokens"], m["calls_per_step"]) == (400, 1.5)
+    per = (4412 * 4 + 7074 * 0.4 + 300 * 20) / 1e6
+    for cv in (False, True):
+        assert list(ts.compare(tr, cv=cv)["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)

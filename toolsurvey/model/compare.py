@@ -135,6 +135,7 @@ def _subagent_for(sc: Scenario, model: str) -> Subagent:
         return dataclasses.replace(sc.subagents[0], model=model)
     return Subagent(name="subagent", model=model, system_prompt_tokens=sc.system_prompt_tokens + sc.user_message_tokens
                     + (sc.tool_tokens or 0) * (sc.registry_size or 0), response_tokens=sc.response_tokens,
+                    calls_per_step=sc.calls_per_step,
                     call_tokens=sc.call_tokens, answer_tokens=sc.answer_tokens)
 
 

@@ -108,7 +108,8 @@ def row_parameters(ctx: Context, groups: list[Scenario], pick: np.ndarray | None
     calls = expected_calls(searches, steps, wrong, wrong_steps)
     k = int(np.max(np.ceil(calls))) + 2  # enough requests for the longest task: its calls and answer
     prefix, loaded, visible, block = expand(k)
-    response = _per_row([sc.response_tokens.expected() for sc in groups], pick)
+    # a step's results: calls_per_step calls (parallel calls), each of response_tokens
+    response = _per_row([sc.response_tokens.expected() * sc.calls_per_step for sc in groups], pick)
     search_res = _per_row([sc.search_result_tokens for sc in groups], pick)
     # the first `searches` calls are searches; a fractional last one (misses, model/misses.py) is that
     # fraction a search result and the rest a tool result

@@ -157,10 +157,13 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
     lost = (kept - g["cache_read"]).clip(lower=0).clip(upper=history)
     rate = lambda m: float(lost[m].sum() / history[m].sum()) if caching == "incremental" and history[m].sum() else 0.0
     written = g["cache_write"].sum()
-    mean = max(float(added[within].mean()), 0.0) if within.any() else 0.0
+    # what a step adds is the results of the calls the request before it made (parallel calls: several)
+    calls = g["prev_calls"][within]
+    per_call = max(float(added[within].sum() / calls.sum()), 0.0) if within.any() else 0.0
     return {
-        "prefix": prefix, "user_message_tokens": user, "response_tokens": mean,
-        "growth_by_step": _profile(added[within], g.loc[within, "index"], mean),
+        "prefix": prefix, "user_message_tokens": user, "response_tokens": per_call,
+        "calls_per_step": float(calls.mean()) if within.any() else 1.0,
+        "growth_by_step": _profile(added[within], calls, g.loc[within, "index"], per_call),
         "call_tokens": float(g.loc[~g["final"], "output_tokens"].mean()) if (~g["final"]).any() else 0.0,
         "answer_tokens": float(g.loc[g["final"], "output_tokens"].mean()),
         "cache_1h_share": float(g["cache_write_1h"].sum() / written) if written else 0.0,
@@ -170,17 +173,17 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
     }
 
 
-def _profile(added: pd.Series, index: pd.Series, mean: float) -> tuple[float, ...]:
-    """The mean growth into a thread's request by its place (spans 1, 2-3, 4-7, ... as
-    session_context.step_factor reads them) relative to the overall mean; a span with no step holds
+def _profile(added: pd.Series, calls: pd.Series, index: pd.Series, per_call: float) -> tuple[float, ...]:
+    """The growth per call into a thread's request by its place (spans 1, 2-3, 4-7, ... as
+    session_context.step_factor reads them) relative to the overall one; a span with no step holds
     the one before."""
-    if not len(added) or mean <= 0:
+    if not len(added) or per_call <= 0:
         return ()
     span = np.floor(np.log2(index.clip(lower=1).to_numpy())).astype(int)
-    means = pd.Series(added.to_numpy()).groupby(span).mean()
+    sums = pd.DataFrame({"added": added.to_numpy(), "calls": calls.to_numpy()}).groupby(span).sum()
     out, last = [], 1.0
     for b in range(int(span.max()) + 1):
-        last = max(float(means[b]), 0.0) / mean if b in means.index else last
+        last = max(float(sums.loc[b, "added"] / sums.loc[b, "calls"]), 0.0) / per_call if b in sums.index else last
         out.append(last)
     return tuple(out)
 
@@ -220,7 +223,8 @@ def _subagents(r: pd.DataFrame, caching: str) -> tuple[Subagent, ...]:
         steps = m.groupby(["session", "agent"]).size().astype(float)
         out.append(Subagent(name=str(model), count=m.groupby(["session", "agent"]).ngroups / sessions,
                             model=str(model) or None, steps=_dist(steps, 1.0), system_prompt_tokens=s["prefix"],
-                            response_tokens=s["response_tokens"], call_tokens=s["call_tokens"],
+                            response_tokens=s["response_tokens"], calls_per_step=s["calls_per_step"],
+                            call_tokens=s["call_tokens"],
                             answer_tokens=s["answer_tokens"], cache_1h_share=s["cache_1h_share"],
                             prefix_hit=s["prefix_hit"], cache_miss=s["cache_miss"], growth_by_step=s["growth_by_step"]))
     return tuple(out)

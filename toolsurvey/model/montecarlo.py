@@ -32,7 +32,7 @@ def draw_tasks(sc: Scenario, prof: Profile, curve: AccuracyCurve | None, rng: np
     wrong = np.where(useful > 0, rng.negative_binomial(np.maximum(useful, 1), 1 - wrong_rate), 0)
     calls = s + steps - 1 + wrong * sc.wrong_call_steps
     k = int(calls.max()) + 2
-    results = np.maximum(0, np.rint(sc.response_tokens.draw(rng, (n, k))))
+    results = np.maximum(0, np.rint(sc.response_tokens.draw(rng, (n, k)))) * sc.calls_per_step
     results[:, :s] = sc.search_result_tokens
     return dict(steps=steps, wrong=wrong, calls=calls.astype(float), results=results,
                 mean_visible=mean_visible, success=success)

@@ -24,8 +24,8 @@ SESSION_DEFAULTS = {"turns": Dist(value=1.0), "think_time": Dist(value=0.0), "ca
                     "compaction_tokens": 0, "compaction_output_tokens": None, "subagents": (), "growth_by_step": (),
                     "by_model": {}}
 # The fields a main thread on one model may have of its own (`by_model`): its sizes and cache behaviour.
-BY_MODEL_FIELDS = ("system_prompt_tokens", "user_message_tokens", "response_tokens", "growth_by_step", "call_tokens",
-                   "answer_tokens", "cache_1h_share", "prefix_hit", "cache_miss", "prompt_cache_miss")
+BY_MODEL_FIELDS = ("system_prompt_tokens", "user_message_tokens", "response_tokens", "calls_per_step", "growth_by_step",
+                   "call_tokens", "answer_tokens", "cache_1h_share", "prefix_hit", "cache_miss", "prompt_cache_miss")
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ class Scenario:
     user_message_tokens: float = 0
     call_tokens: float = 60            # output of a request that calls a tool (name + arguments)
     response_tokens: Any = 500         # tool result tokens per call (number or Dist)
+    calls_per_step: float = 1          # tool calls a request makes (parallel calls: more than 1), each with a result
     answer_tokens: float = 300         # output of the final request
     caching: str = "auto"              # auto = the provider's own behaviour (providers.toml [caching.*])
     cache_ttl: str = "5m"              # Anthropic: 5-minute (1.25x write) or 1-hour (2x) cache
@@ -145,6 +146,7 @@ class Scenario:
                   "search_result_tokens", "tasks_per_day"):
             nonneg(k, getattr(self, k))
         nonneg("days_per_month", self.days_per_month, positive=True)
+        nonneg("calls_per_step", self.calls_per_step, positive=True)
         for k in ("search_tool_tokens", "overhead_tokens", "tool_tokens"):
             if getattr(self, k) is not None:
                 nonneg(k, getattr(self, k))

@@ -42,8 +42,8 @@ def thread_scenario(parent: Scenario, sub: Subagent) -> Scenario:
     own = {k: getattr(sub, k) for k in SHARES if getattr(sub, k) is not None}
     return dataclasses.replace(
         parent, model=sub.model or parent.model, steps=sub.steps, system_prompt_tokens=sub.system_prompt_tokens,
-        user_message_tokens=0, response_tokens=sub.response_tokens, call_tokens=sub.call_tokens,
-        answer_tokens=sub.answer_tokens, tool_tokens=0.0, registry_size=0, overhead_tokens=0.0, strategy="all",
+        user_message_tokens=0, response_tokens=sub.response_tokens, calls_per_step=sub.calls_per_step,
+        call_tokens=sub.call_tokens, answer_tokens=sub.answer_tokens, tool_tokens=0.0, registry_size=0, overhead_tokens=0.0, strategy="all",
         visible=None, tools=(), phases=None, core=(), calibration=None, accuracy=False, turns=1, think_time=0,
         compaction_at=None, subagents=(), prompt_cache_miss=0.0, growth_by_step=sub.growth_by_step, **own)
 

@@ -59,7 +59,10 @@ def path(th: Thread, sz: Sizes, sc: Scenario) -> list[dict]:
     prev = prev_block = last = None
     for r in range(len(th)):
         k = int(th.step[r])
-        grow = sz.call + sz.results[k - 2] * step_factor(sc.growth_by_step, r) if k > 1 else 0.0
+        # the results of the calls the previous request made: calls_per_step of them in a scenario, as many
+        # as it made in a trace
+        calls = 1.0 if th.calls is None else float(th.calls[r - 1]) / sc.calls_per_step
+        grow = sz.call + sz.results[k - 2] * step_factor(sc.growth_by_step, r) * calls if k > 1 else 0.0
         within = within + grow if k > 1 else 0.0
         base = sz.fixed[k - 1] + sz.loaded[k - 1]
         inp = base + sz.user + hist + within

@@ -58,6 +58,7 @@ class Thread:
     expired: dict              # cache lifetime ("5m", "1h") -> the probability the cache expired before each request
     models: tuple | None = None  # each request's model when known (a trace); None: the scenario's
     count: float = 1.0         # threads of this shape per session
+    calls: np.ndarray | None = None  # the tool calls each request made (a trace); None: the scenario's calls_per_step
 
     def __len__(self) -> int:
         return len(self.turn)

@@ -22,7 +22,8 @@ class Subagent:
     model: str | None = None           # None: the session's model
     steps: Any = 1                     # requests per thread, its answer included (number or Dist)
     system_prompt_tokens: float = 0    # its fixed prefix: system prompt, tool definitions and task
-    response_tokens: Any = 0           # what each step adds to its history besides its own output
+    response_tokens: Any = 0           # what each call's result adds to its history
+    calls_per_step: float = 1          # tool calls a request makes (parallel calls: more than 1)
     call_tokens: float = 0             # output of a request that calls a tool
     answer_tokens: float = 0           # output of its last request (the result its parent reads)
     cache_1h_share: float | None = None
@@ -41,6 +42,7 @@ class Subagent:
             raise InputError(f"subagent {self.name!r}: model must be a model name, found {self.model!r}")
         for k in ("count", "system_prompt_tokens", "call_tokens", "answer_tokens"):
             nonneg(f"subagent {self.name!r}: {k}", getattr(self, k))
+        nonneg(f"subagent {self.name!r}: calls_per_step", self.calls_per_step, positive=True)
         for k in SHARES:
             if getattr(self, k) is not None:
                 share(f"subagent {self.name!r}: {k}", getattr(self, k))

@@ -37,6 +37,8 @@ def requests_table(tr: Traces) -> pd.DataFrame:
     for c in ("total", "output_tokens", "cache_read"):
         r[f"prev_{c}"] = r.groupby(keys)[c].shift(1)
     r["prev_model"] = r.groupby(keys)["model"].shift(1)
+    r["calls"] = _calls(r, tr.calls)
+    r["prev_calls"] = r.groupby(keys)["calls"].shift(1)
     r["compacted"] = _compacted(r, tr.events)
     models = r["model"].astype(str)
     for ttl in TTLS:  # how long the request's cache lives unused, as its model's provider documents it
@@ -62,6 +64,25 @@ def _compacted(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
         seen = np.searchsorted(times, ts, side="right") - np.searchsorted(times, before, side="right")
         out[idx] = ~r["first"].to_numpy()[idx] & (seen > 0)
     return out
+
+
+def _calls(r: pd.DataFrame, calls: pd.DataFrame) -> np.ndarray:
+    """The tool calls each request made (parallel calls: several), at least 1 on a request that did not
+    end its turn (it went on, so it called a tool, recorded or not). A call belongs to a request of its
+    thread by time: the latest at or before it, or, in a thread whose first call comes before its first
+    request (an agent that records usage after the response, as Codex does), the earliest at or after it."""
+    out = np.zeros(len(r), dtype=float)
+    if len(calls):
+        by = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in calls.groupby(["session", calls["agent"].astype(str)])}
+        for (s, a), idx in r.groupby(["session", r["agent"].astype(str)]).indices.items():
+            at = by.get((s, a))
+            if at is None or not len(at):
+                continue
+            ts = _ns(r["timestamp"])[idx]
+            pos = np.searchsorted(ts, at, side="left") if at[0] < ts[0] else np.searchsorted(ts, at, side="right") - 1
+            pos = pos[(pos >= 0) & (pos < len(idx))]
+            out[idx] = np.bincount(pos, minlength=len(idx))
+    return np.where(r["final"].to_numpy(), out, np.maximum(out, 1.0))
 
 
 def _ns(t: pd.Series) -> np.ndarray:
@@ -100,5 +121,5 @@ def trace_threads(rows: pd.DataFrame) -> list[Thread]:
     for (_agent, role), g in rows[rows["role"] != COMPACTION].groupby(["agent", "role"], sort=False):
         out.append(Thread(role, g["turn"].to_numpy(), g["step"].to_numpy(), g["final"].to_numpy(dtype=float),
                           np.ones(len(g)), {ttl: expired(g, ttl) for ttl in TTLS},
-                          tuple(g["model"].astype(str)), 1.0))
+                          tuple(g["model"].astype(str)), 1.0, g["calls"].to_numpy(dtype=float)))
     return out
