@@ -166,3 +166,47 @@ def levels(reg: Registry, cases: list[Case]) -> dict[Case, tuple[str | None, lis
         level = next((lv for lv in LEVELS if any(s == lv for s, _ in found)), None)
         out[c] = level, sorted({rule for _, rule in found})
     return out
+
+
+# --- the project's own cases of issue 34's two styles, and their benign near-misses ---
+ROLES_AND_CHAINS = Path(__file__).resolve().parent / "data" / "attacks" / "roles_and_chains.json"
+INTENTS = {"role": "a new role with broad access or a safeguard switched off",
+           "chain": "an order triggered by what the model reads, chaining tools without the user"}
+
+
+@dataclass(frozen=True)
+class OwnCase:
+    """One server of roles_and_chains.json: an attack (its first tool must be `poisoning`) or a near-miss (no
+    tool of it may be), in the half `half` gives its first tool."""
+
+    id: str
+    label: str  # "attack" or "near-miss"
+    intent: str  # a key of INTENTS
+    style: str
+    half: str
+
+
+def role_chain_cases() -> tuple[Registry, list[OwnCase]]:
+    """(the registry of roles_and_chains.json, its cases)."""
+    value = json.loads(ROLES_AND_CHAINS.read_text(encoding="utf-8"))
+    reg = ts.load(ROLES_AND_CHAINS)
+    cases = [OwnCase(i, s["label"], s["intent"], s["style"], half(s["tools"][0]["name"], s["tools"][0].get("description")))
+             for i, s in value["servers"].items()]
+    return reg, cases
+
+
+def role_chain_levels(reg: Registry, cases: list[OwnCase]) -> dict[OwnCase, tuple[str | None, list[str]]]:
+    """Per case: the highest security level found (an attack: on its first tool; a near-miss: on any of its
+    tools) and the rules."""
+    from toolsurvey.advice.audit.run import audit
+
+    f = audit(reg, rules=SECURITY_RULES)
+    out = {}
+    for c in cases:
+        rows = f[f["server"] == c.id]
+        if c.label == "attack":
+            rows = rows[rows["tool"] == reg.servers[c.id].tools[0].name]
+        found = list(zip(rows["severity"], rows["rule"], strict=True))
+        level = next((lv for lv in LEVELS if any(s == lv for s, _ in found)), None)
+        out[c] = level, sorted({rule for _, rule in found})
+    return out
