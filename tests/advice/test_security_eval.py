@@ -61,6 +61,16 @@ def test_the_split_of_issue_34s_cases_holds_out_about_half(role_chain):
         assert 0.35 * len(group) <= sum(c.half == "held-out" for c in group) <= 0.65 * len(group)
 
 
+def test_the_known_misses_of_issue_34s_rules_are_in_the_docs_and_still_pass():
+    """docs/security.md lists what still passes; a miss the rules come to catch must leave the list."""
+    docs = (ROOT / "docs" / "security.md").read_text("utf-8")
+    found = attack_sets.known_miss_levels()
+    assert {miss[0] for miss, _, _ in found} == {"role", "chain"}
+    for (_, _, text, _), level, rules in found:
+        assert f'"{text}"' in docs, text
+        assert level != "poisoning", (text, rules)
+
+
 @pytest.fixture(scope="module")
 def held_out():
     shared("attacks")
