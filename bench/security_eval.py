@@ -96,7 +96,8 @@ def known_misses() -> None:
     print("\nknown misses of poisoning-role and poisoning-chain (docs/security.md; wordings written here)")
     for (style, why, text, siblings), level, rules in attack_sets.known_miss_levels():
         beside = f" (beside the server's own {', '.join(siblings)})" if siblings else ""
-        print(f"  {style}: {why}: {level or 'nothing'} {', '.join(rules)}\n      \"{text}\"{beside}")
+        raised = f"{level} ({', '.join(rules)})" if level else "nothing"
+        print(f"  {style}: {why}: {raised}\n      \"{text}\"{beside}")
 
 
 def public_sets(half: str, verbose: bool) -> tuple[bool, list]:
