@@ -6,11 +6,14 @@ a definition shows flagged and >= 80% of those outside the styles documented as 
 `poisoning`; no `poisoning` finding and at most 0.5% of tools `suspicious` on the real benign tools (at
 least 2,500 with the shared data); MongoDB's official server audits clean of `poisoning`."""
 
+from fnmatch import fnmatch
+
 import _attack_sets as attack_sets
 import pytest
 from _public_data import REAL_TOOLS, benign_sets
 from conftest import ROOT, shared
 
+from toolsurvey.advice.audit.run import RULES as AUDIT_RULES
 from toolsurvey.advice.audit.run import audit
 from toolsurvey.core.registry import Registry
 from toolsurvey.inputs.formats import load
@@ -102,6 +105,8 @@ def test_the_split_holds_out_about_half_of_the_attacks():
 
 
 def benign_findings(reg: Registry):
+    """(the `poisoning` findings, the number of tools `suspicious`); the rules run include issue 34's two."""
+    assert {"poisoning-role", "poisoning-chain"} <= {r for r in AUDIT_RULES if fnmatch(r, RULES[0])}
     f = audit(reg, rules=RULES)
     poisoned = f[f["severity"] == "poisoning"]
     suspicious = f[f["severity"] == "suspicious"].drop_duplicates(["server", "tool"])
