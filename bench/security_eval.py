@@ -1,6 +1,9 @@
 """The security rules measured on labelled sets nobody tuned them on, and on real tools.
 
-Attacks: the project's own set (tests/data/attacks, every one must be flagged `poisoning`) and the public
+Attacks: the project's own set (tests/data/attacks, every one must be flagged `poisoning`); issue 34's two
+styles written here with their benign near-misses (tests/data/attacks/roles_and_chains.json), split into a
+tuning half (every attack `poisoning`) and a held-out half (goals as the public sets'), no near-miss
+`poisoning` in either; and the public
 sets of ../shared/data/attacks (MCPSecBench, mcp-guardbench, MCP Security Bench), each split into a
 tuning half and a held-out half by a fixed hash (tests/_attack_sets.py). Recall is printed per set and per
 attack style on the tuning half (the one the rules were tuned on), then on the held-out half, which the
@@ -46,6 +49,55 @@ def own_set() -> bool:
     for source, names in sorted(by_source.items()):
         print(f"    {_cut(source, 56):<56} {len(names):>7} {sum(n in flagged for n in names):>10}")
     return not missed
+
+
+def role_chain(halves: tuple[str, ...], verbose: bool) -> bool:
+    """Issue 34's styles written here, per half and intent: attacks flagged and `poisoning` (goal: all on the
+    tuning half, the public sets' goals on the held-out half), near-misses `poisoning` (goal 0) and
+    `suspicious`."""
+    reg, cases = attack_sets.role_chain_cases()
+    found = attack_sets.role_chain_levels(reg, cases)
+    print("\nissue 34's styles, written here (tests/data/attacks/roles_and_chains.json; split as the public sets)")
+    print(f"  {'half / style':<58} {'attacks':>7} {'flagged':>8} {'poisoning':>10} {'near-misses':>12} "
+          f"{'poisoning':>10} {'suspicious':>11}")
+    ok = True
+    for half in halves:
+        picked = [c for c in cases if half == "all" or c.half == half]
+        attacks = [c for c in picked if c.label == "attack"]
+        near = [c for c in picked if c.label == "near-miss"]
+        print(f"  {half} half")
+        for intent, what in attack_sets.INTENTS.items():
+            a = [c for c in attacks if c.intent == intent]
+            n = [c for c in near if c.intent == intent]
+            print(f"    {_cut(intent + ': ' + what, 56):<56} {len(a):>7} {sum(bool(found[c][0]) for c in a):>8} "
+                  f"{sum(found[c][0] == 'poisoning' for c in a):>10} {len(n):>12} "
+                  f"{sum(found[c][0] == 'poisoning' for c in n):>10} {sum(found[c][0] == 'suspicious' for c in n):>11}")
+        for c in picked:
+            wrong = (found[c][0] != "poisoning") if c.label == "attack" else (found[c][0] == "poisoning")
+            if wrong or verbose:
+                tag = ("missed" if c.label == "attack" else "false flag") if wrong else c.label
+                print(f"      {tag}: {c.id} ({c.style}): {found[c][0] or 'not flagged'} {', '.join(found[c][1])}")
+        flagged = sum(bool(found[c][0]) for c in attacks) / len(attacks) if attacks else 1.0
+        strict = sum(found[c][0] == "poisoning" for c in attacks) / len(attacks) if attacks else 1.0
+        false = sum(found[c][0] == "poisoning" for c in near)
+        if half == "tuning":
+            met = strict == 1.0 and not false
+            goal = "goal: every attack poisoning, no near-miss poisoning"
+        else:
+            met = flagged >= GOALS["recall"] and strict >= GOALS["poisoning"] and not false
+            goal = f"goal: >= {GOALS['recall']:.0%} flagged, >= {GOALS['poisoning']:.0%} poisoning, no near-miss poisoning"
+        print(f"    {half} half: {flagged:.0%} flagged, {strict:.0%} poisoning, {false} near-miss poisoning ({goal})")
+        ok = ok and met
+    return ok
+
+
+def known_misses() -> None:
+    """What still passes the rules of issue 34, each a wording written here (docs/security.md lists them)."""
+    print("\nknown misses of poisoning-role and poisoning-chain (docs/security.md; wordings written here)")
+    for (style, why, text, siblings), level, rules in attack_sets.known_miss_levels():
+        beside = f" (beside the server's own {', '.join(siblings)})" if siblings else ""
+        raised = f"{level} ({', '.join(rules)})" if level else "nothing"
+        print(f"  {style}: {why}: {raised}\n      \"{text}\"{beside}")
 
 
 def public_sets(half: str, verbose: bool) -> tuple[bool, list]:
@@ -155,6 +207,8 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="list each attack and each suspicious tool")
     args = ap.parse_args()
     ok = own_set()
+    ok = role_chain(("tuning", "held-out") if args.half == "both" else (args.half,), args.verbose) and ok
+    known_misses()
     for half in ("tuning", "held-out") if args.half == "both" else (args.half,):
         public_ok, siblings = public_sets(half, args.verbose)  # with both, the held-out half decides
     ok = benign(siblings, args.verbose) and public_ok and ok

@@ -1,7 +1,9 @@
 """What a sentence asks the model to do. Each intent is a meeting of ingredients (the `[poisoning]`
 patterns of assumptions/audit.toml) in one sentence: a secret, an order to read it and a place to put it;
 a condition on the user's words and an order that is not this tool's own use; an order about a tool, and
-that tool not being one of the server's own. A single phrase is never enough where it could be a
+that tool not being one of the server's own; a role given to the model and broad access or a safeguard
+switched off; a condition on what the model reads, a call of another server's tool and an order to skip the
+user. A single phrase is never enough where it could be a
 server's own rule, so the rules keep to what the text asks, however it is worded."""
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ def sentence_intents(s: str, own: Own, lex: Lexicon) -> Iterator[Intent]:
         yield "suspicious", "instructions", "asks the model to confirm with the user", m
     if m := _trigger(s, low, own, lex):
         yield "poisoning", "trigger", "an order gated on a condition", m
+    if found := _role(s, low, lex):
+        yield "poisoning", "role", *found
+    if found := _chain(s, low, own, lex):
+        yield "poisoning", "chain", *found
     if found := _shadowing(s, low, own, lex):
         yield "poisoning", "shadowing", *found
     if m := _exfiltration(s, low, lex):
@@ -123,6 +129,44 @@ def _trigger(s: str, low: str, own: Own, lex: Lexicon) -> re.Match | None:
     if order is None or (order.group("tool") and order.group("tool") in own):
         return None
     return m
+
+
+def _role(s: str, low: str, lex: Lexicon) -> tuple[str, re.Match] | None:
+    """A role given to the model ("act as ...", "you are now the ..."), with broad access or a privileged role
+    ("the database superuser") or a safeguard switched off ("disable content filtering") in the same sentence."""
+    m = lex.find("role_assign", s, low)
+    if m is None:
+        return None
+    if b := first(lex.broad, s) or first(lex.privileged, s[m.end() - 1:m.end() + 40]):
+        return f"gives the model a new role with broad access ({_q(b)})", m
+    for p in lex.safeguard_off if lex.cued("safeguard_off", low) else ():
+        for off in p.finditer(s):
+            if not first(lex.keeps, s[max(0, off.start() - 30):off.start()]):
+                return f"gives the model a new role with a safeguard switched off ({_q(off)})", m
+    return None
+
+
+def _chain(s: str, low: str, own: Own, lex: Lexicon) -> tuple[str, re.Match] | None:
+    """An order triggered by what the model reads ("when you read this result"), calling a tool the server
+    does not define, and telling the model to go on without the user ("without asking")."""
+    if not lex.cued("calls", low):
+        return None
+    skip = lex.find("skip_user", s, low)
+    when = skip and lex.find("read_trigger", s, low)
+    if not when:
+        return None
+    for p in lex.calls:
+        for m in p.finditer(s):
+            tool = m.group("tool")
+            if tool in own or first(lex.not_a_tool, tool) or first(lex.not_an_order, s[max(0, m.start() - 25):m.start()]):
+                continue
+            return (f"an order on what the model reads ({_q(when)}) that calls {tool!r}, a tool this server does not "
+                    f"define, and skips the user ({_q(skip)})"), m
+    return None
+
+
+def _q(m: re.Match) -> str:
+    return '"' + " ".join(m.group(0).split())[:60] + '"'
 
 
 def _shadowing(s: str, low: str, own: Own, lex: Lexicon) -> tuple[str, re.Match] | None:
