@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _public_data import REAL_TOOLS, SHARED
+from _strategies import ODD
 from conftest import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -121,10 +122,11 @@ def test_every_command_fits_100_columns_on_the_real_registries_with_the_longest_
     assert too_wide_anywhere(reg, tmp_path, monkeypatch) == {}
 
 
-# Names as providers allow them (^[a-zA-Z0-9_-]{1,64}$), at the long end; words longer than the width.
+# Names as providers allow them (^[a-zA-Z0-9_-]{1,64}$), at the long end; words longer than the width,
+# among ordinary words and odd text (control and bidi characters are escaped, which lengthens them).
 long_names = st.from_regex(r"[a-z][a-zA-Z0-9_-]{40,63}", fullmatch=True)
 long_words = st.from_regex(r"[a-zA-Z0-9_./:-]{60,160}", fullmatch=True)
-prose = st.lists(st.one_of(long_words, st.sampled_from(["Look", "up", "the", "record", "by", "id;", "returns",
+prose = st.lists(st.one_of(long_words, st.sampled_from(ODD), st.sampled_from(["Look", "up", "the", "record", "by", "id;", "returns",
                                                         "JSON."])), min_size=1, max_size=30).map(" ".join)
 
 
