@@ -1,4 +1,5 @@
-"""A local HTTP server on 127.0.0.1 that misbehaves on purpose, for every method and any path under:
+"""A local HTTP server on 127.0.0.1 that misbehaves on purpose, for every method and any path under
+(for HTTP discovery, whose MCP SDK takes no transport; tests/_mock_http.py has the same for httpx clients):
 
 /huge-length/…  announces Content-Length 2**31 and then streams zeros;
 /endless/…      streams zeros with no length (chunked) forever;

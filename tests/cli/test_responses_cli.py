@@ -1,10 +1,10 @@
-"""`toolsurvey responses`: every view and format, bad input, and a live URL on 127.0.0.1."""
+"""`toolsurvey responses`: every view and format, bad input, and a URL (fetched through an
+httpx.MockTransport: the real request and reading code, no socket)."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from _mock_http import route_httpx, serve
 from _oracle import compact, ntok
 from conftest import DATA
 
@@ -12,6 +12,7 @@ import toolsurvey as ts
 
 ISSUES = DATA / "responses" / "list_issues"
 SECRET = "Bearer s3cr3t-t0ken-value"
+API = "https://api.test"
 ITEMS = [{"id": i, "name": f"item {i}", "owner": {"login": "x", "url": "https://x"}} for i in range(5)]
 
 
@@ -62,49 +63,25 @@ def test_bad_inputs_exit_2_with_one_line_and_no_traceback(cli, tmp_path):
     assert code == 0 and "keep path(s) matched nothing in any result: nosuchfield" in err
 
 
-class _Handler(BaseHTTPRequestHandler):
-    seen: list = []
-
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        _Handler.seen.append(dict(self.headers))
-        if self.path.startswith("/missing"):
-            self.send_response(404)
-            self.end_headers()
-            return
-        body = json.dumps(ITEMS, indent=2).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
-def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    _Handler.seen.clear()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+def sent(monkeypatch):
+    """An API at API answering /api/items with ITEMS (404 elsewhere) through an httpx.MockTransport;
+    the requests it received."""
+    return route_httpx(monkeypatch, serve({"/api/items": json.dumps(ITEMS, indent=2).encode()}))
 
 
-def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, server, tmp_path):
-    url = f"{server}/api/items?access_token=abc123&page=2"
+def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, sent, tmp_path):
+    url = f"{API}/api/items?access_token=abc123&page=2"
     for fmt in ("table", "csv", "json"):
         code, out, err = cli("responses", url, "--header", f"Authorization: {SECRET}", "--by", "payload",
                              "--format", fmt)
         assert code == 0, err
         assert SECRET not in out + err and "s3cr3t" not in out + err and "abc123" not in out + err
-    assert _Handler.seen[-1]["Authorization"] == SECRET  # it was sent
+    assert sent[-1].headers["Authorization"] == SECRET  # it was sent
     table = ts.measure_responses(url, headers=[f"Authorization: {SECRET}"])
     assert table["tokens"][0] == ntok(compact(ITEMS)) and table["tool"][0] == "items"
     assert table["source"][0].endswith("/api/items?access_token=<redacted>&page=<redacted>")  # every query value
-    code, _, err = cli("responses", f"{server}/missing?token=abc123", "--header", f"Authorization: {SECRET}")
+    code, _, err = cli("responses", f"{API}/missing?token=abc123", "--header", f"Authorization: {SECRET}")
     assert code == 2 and "HTTP 404" in err and "abc123" not in err and "s3cr3t" not in err
     code, _, err = cli("responses", url, "--header", "no colon s3cr3t")
     assert code == 2 and "Name: value" in err and "s3cr3t" not in err

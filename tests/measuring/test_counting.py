@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from _mock_http import Hostile, route_httpx
 from fake_providers import (
     KEY,
     TOOL_OVERHEAD,
@@ -439,3 +440,41 @@ def test_a_fatal_error_ends_the_pauses_of_the_other_requests(fake, tmp_path):
                          headers={"retry-after": "250"}), Reply(401, refused, delay=0.3))
     with pytest.raises(ProviderError, match="refused the key"):
         run(make_registry(), "anthropic", fake, tmp_path, concurrency=2)
+
+
+# --- hostile endpoints (tests/_mock_http.py's Hostile), through the CLI ---------------------------
+
+@pytest.fixture
+def hostile_count(cli, monkeypatch, tmp_path):
+    """`footprint --count-with` against a base URL of Hostile's: the exit code, the standard error and
+    the Hostile (whose `pulled` says how much was read)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    registry = tmp_path / "tools.json"
+    registry.write_text(json.dumps({"tools": [{"name": "lookup", "description": "Look up one customer by id.",
+                                               "inputSchema": {"type": "object"}}]}))
+
+    def count(path: str, **kw):
+        hostile = Hostile(**kw)
+        route_httpx(monkeypatch, hostile)
+        code, _, err = cli("footprint", registry, "--count-with", "anthropic:claude-sonnet-4-5", "--base-url",
+                           f"https://hostile.test/{path}", "--timeout", "1", "--retries", "0", "--no-cache")
+        assert code == 2 and "Traceback" not in err and KEY not in err, err[-2000:]
+        assert all(line.startswith("  ") for line in err.strip().splitlines()[1:])  # one line, maybe wrapped
+        return " ".join(err.split()), hostile  # the line may be wrapped to 100 columns
+    return count
+
+
+def test_counting_refuses_a_huge_content_length(hostile_count):
+    err, hostile = hostile_count("huge-length")
+    assert "announced 2,147,483,648 bytes (Content-Length)" in err and hostile.pulled == 0
+
+
+def test_counting_stops_an_endless_answer_at_the_cap(hostile_count):
+    err, hostile = hostile_count("endless")
+    assert "sent more than 1,048,576 bytes; stopped reading" in err
+    assert hostile.read and max(hostile.read) <= 2**20 + len(Hostile.CHUNK)  # each answer: one chunk past the cap
+
+
+def test_counting_gives_up_on_a_trickle_at_the_timeout(hostile_count):
+    err, hostile = hostile_count("trickle", period=0.1)  # no read waits 1 s; the whole answer is late
+    assert "no answer within 1 s (the whole answer" in err and max(hostile.read) < hostile.limit_trickle

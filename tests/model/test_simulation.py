@@ -1,13 +1,12 @@
 """Simulation behaviour users rely on: seed 001's arithmetic, hand-worked caching figures, phase
-gating, the accuracy assumption, Monte Carlo, properties, bad input, price files and the CLI."""
+gating, the accuracy assumption, Monte Carlo, properties, bad input, price files and the CLI (a price
+file by URL: tests/providers/test_prices.py)."""
 
 from __future__ import annotations
 
 import fnmatch
-import http.server
 import json
 import math
-import threading
 import warnings
 
 import pytest
@@ -17,7 +16,7 @@ from hypothesis import strategies as st
 
 import toolsurvey as ts
 from toolsurvey.core.tokens import get_encoding
-from toolsurvey.errors import InputError, ProviderError
+from toolsurvey.errors import InputError
 
 OPS = ROOT / "data" / "registries" / "ops_assistant.json"
 # The seeds' compact JSON (no provider overhead), so that tool tokens can be checked with tiktoken alone.
@@ -394,29 +393,6 @@ def test_litellm_file_by_path(tmp_path):
     check_acme(ts.load_prices(f))
     run = ts.simulate(None, ts.Scenario(price_file=str(f), **WORKED | {"model": "acme-1"}))
     assert run.summary["cost_per_task"] == pytest.approx((10_650 * 2 + 300 * 8) / 1e6)
-
-
-def test_litellm_file_by_url():
-    body = json.dumps(LITELLM).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        check_acme(ts.load_prices(f"http://127.0.0.1:{server.server_port}/model_prices_and_context_window.json"))
-        with pytest.raises(ProviderError, match="cannot fetch prices"):
-            ts.load_prices(f"http://127.0.0.1:{server.server_port + 1 if server.server_port < 65535 else 1}/x.json")
-    finally:
-        server.shutdown()
 
 
 def test_bundled_prices_have_source_and_date():

@@ -226,55 +226,6 @@ def test_244_tools_on_an_openai_model_are_flagged_by_check_and_report(cli, tmp_p
     assert "over openai's limit of 128" in rep.summary_text()
 
 
-# ---------------------------------------------------------------- toolsurvey prices
-
-def test_prices_show_says_where_each_field_came_from(cli, tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    code, out, err = cli("prices", "show", "claude-haiku-4-5")
-    assert code == 0
-    lines = {ln.split()[0]: ln for ln in out.splitlines() if ln.startswith("  ")}
-    assert "4,096" in lines["min_cache_tokens"] and "LiteLLM 1.110.2 snapshot (2026-11-30)" in lines["min_cache_tokens"]
-    code, out, err = cli("prices", "show", "gemini-2.5-pro")
-    # cache_storage (the line is wrapped to 100 columns, so the words are compared)
-    assert "prices.toml: https://ai.google.dev/gemini-api/docs/pricing (2025-11-24)" in " ".join(out.split())
-    code, out, err = cli("prices", "show", "gpt-9")
-    assert code == 2 and "unknown model 'gpt-9'" in err
-
-
-def test_prices_update_fetches_into_the_user_cache_and_fails_clearly_offline(cli, tmp_path, monkeypatch):
-    import http.server
-    import threading
-
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    body = json.dumps({"acme-9": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06,
-                                  "max_input_tokens": 8000, "litellm_provider": "acme", "mode": "chat"}}).encode()
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *a):
-            pass
-
-    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/model_prices_and_context_window.json"
-    try:
-        code, out, err = cli("prices", "update", "--url", url)
-    finally:
-        server.shutdown()
-    assert code == 0 and "1 chat models" in out
-    assert (tmp_path / "toolsurvey" / "model_prices_and_context_window.json").read_bytes() == body
-    prices = ts.load_prices()
-    assert prices["acme-9"].input == 1.0 and "LiteLLM price file fetched" in prices["acme-9"].origins["input"]
-    assert prices["claude-opus-4-1"].input == 15.0  # the bundled overrides still fill what the file lacks
-    code, out, err = cli("prices", "update", "--url", f"http://127.0.0.1:{server.server_port}/gone.json")
-    assert code == 2 and "cannot fetch prices" in err and "offline?" in err and "Traceback" not in err
-    assert (tmp_path / "toolsurvey" / "model_prices_and_context_window.json").read_bytes() == body
-
-
 def test_a_damaged_fetched_price_file_is_one_clear_error(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     (tmp_path / "toolsurvey").mkdir()
