@@ -8,7 +8,7 @@ HELP = "exit 1 (one line per breach) when tools exceed token budgets or grow too
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ._common import add_output_args, add_registry_args
+    from ._common import add_fail_on, add_output_args, add_registry_args
     from ._measure import add_measure_args
 
     add_registry_args(p)
@@ -18,8 +18,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="PATH", help="the registry to compare with (e.g. main's), for --max-increase")
     p.add_argument("--max-increase", metavar="N|P%",
                    help="allowed growth of tokens per request over the baseline: tokens (500) or percent (5%%)")
-    p.add_argument("--fail-on", choices=("info", "warning", "suspicious", "error", "poisoning", "security"),
-                   help="also fail on audit findings of this severity or above")
+    add_fail_on(p, "also fail on audit findings of this severity or above")
     add_measure_args(p)
     add_output_args(p, formats=("text", "json"))
 
