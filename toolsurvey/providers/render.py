@@ -9,13 +9,13 @@ the parts of a tool always add up exactly to its total.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..core.jsontree import compact as compact_json
 from ..core.registry import Tool
 from ..errors import InputError
 
@@ -33,9 +33,6 @@ _KEY_PART = {
 }
 
 Segments = list[tuple[str, str]]
-
-# Compact JSON as in the method of “Tool Calling in Language Model Agents”, Figure 1; one reusable encoder (json.dumps with options builds one per call).
-compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 # A `"description": "<string>"` pair (with the comma before it) inside compact JSON. Outside strings a
 # quote followed by `description":"` can only open that key, so the match is exact.
