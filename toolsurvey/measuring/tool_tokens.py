@@ -10,9 +10,10 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from ..core.jsontree import compact
 from ..core.registry import Tool
 from ..core.tokens import count
-from ..providers.render import JSON, compact_json
+from ..providers.render import JSON
 
 _counts: dict[tuple[int, str], int] = {}
 
@@ -28,7 +29,7 @@ def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
     key = (id(tool), encoding)
     n = _counts.get(key)
     if n is None:
-        n = _count(compact_json(JSON.json_object(tool)), encoding)
+        n = _count(compact(JSON.json_object(tool)), encoding)
         _counts[key] = n
         weakref.finalize(tool, _counts.pop, key, None)  # an id is reused only after its object is gone
     return n

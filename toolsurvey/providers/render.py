@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..core.jsontree import compact as compact_json
+from ..core.jsontree import compact
 from ..core.registry import Tool
 from ..errors import InputError
 
@@ -66,11 +66,11 @@ def _schema_segments(text: str, out: Segments) -> None:
 @lru_cache(maxsize=4096)
 def _key_json(key: str) -> str:
     """`"key":` as compact JSON; tools repeat the same few keys, so this is cached."""
-    return compact_json(key) + ":"
+    return compact(key) + ":"
 
 
 def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
-    """Append the compact JSON of a tool object, byte-identical to `compact_json(obj)`, with each
+    """Append the compact JSON of a tool object, byte-identical to `compact(obj)`, with each
     top-level key (and the comma before it) in its part; `key_part` returning None marks a wrapper
     object whose own keys are tool keys (OpenAI Chat's `function`)."""
     out.append(("{", "structure"))
@@ -82,9 +82,9 @@ def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
             _object_segments(v, out)
         elif part == "schema":
             out.append((head, part))
-            _schema_segments(compact_json(v), out)
+            _schema_segments(compact(v), out)
         else:
-            out.append((head + compact_json(v), part or "other"))
+            out.append((head + compact(v), part or "other"))
     out.append(("}", "structure"))
 
 
