@@ -25,6 +25,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..advice.budget import check, parse_increase
+    from ..core.text import plural
     from ..present.markdown import visible
     from ._common import fit, load_registry, say, write
     from ._measure import measure_kwargs
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         write("".join(fit(visible(b.message)) + "\n" for b in breaches), args.output)
     if breaches:
-        say(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}")
+        say(f"toolsurvey check: {plural(len(breaches), 'budget breach', 'budget breaches')}")
         return 1
     say(f"toolsurvey check: within budget ({len(reg):,} tools)")
     return 0

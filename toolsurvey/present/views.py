@@ -8,10 +8,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.severity import tally
+from ..core.text import plural
 from .caveats import assumptions_html, assumptions_text, warnings_html, warnings_list, warnings_text
 from .retrieval import by_k, findability, view_lines
 from .tables import rich_html
-from .units import MONEY_UNITS, is_missing, money, number, percent, plural
+from .units import MONEY_UNITS, is_missing, money, number, percent
 
 
 def plain(title: str, lines: list[str]) -> str:
