@@ -10,13 +10,14 @@ FORMATS = ("table", "csv", "json", "markdown", "sarif")
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_fail_on, add_output_args, add_registry_args
+    from ._measure import add_encoding_arg
 
     add_registry_args(p)
     add_fail_on(p, "exit 1 when any finding is at this severity or above")
     p.add_argument("--rules", default=None, help="only these rules (comma-separated ids or globs, e.g. 'schema-*')")
     p.add_argument("--config", default=None, metavar="FILE",
                    help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")
-    p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
+    add_encoding_arg(p, "tiktoken encoding for token figures", by_model=False)
     p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "

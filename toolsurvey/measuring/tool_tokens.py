@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from ..core.jsontree import compact
 from ..core.registry import Tool
-from ..core.tokens import count
+from ..core.tokens import DEFAULT_ENCODING, count
 from ..providers.render import JSON
 
 _counts: dict[tuple[int, str], int] = {}
@@ -24,7 +24,7 @@ def _count(text: str, encoding: str) -> int:
     return count(text, encoding)
 
 
-def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
+def tool_tokens(tool: Tool, encoding: str = DEFAULT_ENCODING) -> int:
     """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
     key = (id(tool), encoding)
     n = _counts.get(key)

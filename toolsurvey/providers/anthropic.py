@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..core.choices import DEFAULT_ENCODING
 from .constants import model_family, provider_constants, provider_table
 from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count
 from .render import Overhead, Rendering
@@ -60,8 +61,8 @@ RENDERING = AnthropicRendering(
     provider=NAME, tool_choices=("auto", "none", "any", "tool"), documents_overhead=True,
     tool_method="Anthropic tool JSON, estimated with a tiktoken encoding (Claude's tokenizer is not public; "
                 "`toolsurvey calibrate` measures the gap)",
-    estimate_note="Claude's tokenizer is not public: per-tool counts are estimates from an o200k_base count "
-                  "unless calibrated (toolsurvey calibrate)",
+    estimate_note=f"Claude's tokenizer is not public: per-tool counts are estimates from an {DEFAULT_ENCODING} "
+                  "count unless calibrated (toolsurvey calibrate)",
     schema_key="input_schema")
 
 
