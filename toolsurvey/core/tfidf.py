@@ -67,7 +67,8 @@ class Tfidf:
             for t, c in row.items():
                 total[t] += c
         keep = np.arange(len(names))
-        if max_features is not None and len(names) > max_features:  # the most frequent terms over all texts (ties: first in the alphabet)
+        # over max_features: the most frequent terms over all texts (ties: first in the alphabet)
+        if max_features is not None and len(names) > max_features:
             alpha = np.argsort(np.array(names, dtype=object), kind="stable")
             keep = alpha[np.argsort(-total[alpha], kind="stable")[:max_features]]
         column = np.full(len(names), -1, dtype=np.int64)
