@@ -91,7 +91,7 @@ def test_sparse_neighbours_are_the_dense_top_k_a_few_rows_at_a_time(monkeypatch)
     import random
 
     import toolsurvey.advice.similarity.neighbours as S
-    import toolsurvey.advice.similarity.tfidf as T
+    import toolsurvey.core.tfidf as T
 
     rng = random.Random(3)
     vocab = [f"w{i}" for i in range(30)]

@@ -121,6 +121,21 @@ def test_infinite_sizes_in_a_csv_usage_log_are_skipped_with_their_line(write_jso
     assert "line 2: unreadable response size ('Infinity'" in err and "line 3: unreadable response size ('1e400'" in err
 
 
+def test_a_usage_log_nested_thousands_deep_is_read_without_a_crash(write_json, tmp_path):
+    """`arguments` given as JSON text 5,000 levels deep is read as a call; a line that is itself that deep
+    is skipped and counted. Exit 0, no traceback (it was `internal error: RecursionError`)."""
+    deep = "[" * 5000 + "]" * 5000
+    usage = tmp_path / "usage.jsonl"
+    usage.write_text("".join(json.dumps(r) + "\n" for r in [{"tool": "lookup", "arguments": deep},
+                                                          {"tool": "lookup", "arguments": {"id": 1}}])
+                     + '{"tool": "lookup", "arguments": ' + deep + "}\n")
+    r = _limited("plan", write_json({"tools": [TOOL]}), "--usage", usage, "--format", "json")
+    assert r.returncode == 0 and "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr[-2000:]
+    err = " ".join(r.stderr.split())
+    assert "line 3: JSON nested too deeply; skipped" in err and "2 of 2 calls have no timestamp" in err
+    assert json.loads(r.stdout)["table"][0]["metric"] == "tools registered"
+
+
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
 def test_nan_or_inf_in_a_scenario_is_bad_input(write_json, tmp_path, cli, value):
     scenario = tmp_path / "s.toml"

@@ -25,6 +25,15 @@ def test_fragments_join_to_json_dumps_compact(value):
 
 @given(json_values)
 @settings(max_examples=200, deadline=None)
+def test_sorted_fragments_join_to_json_dumps_sort_keys(value):
+    texts, _, _ = J.fragments(value, J.PathTable(), sort_keys=True)
+    oracle = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    assert "".join(texts) == oracle == J.compact(value, sort_keys=True)
+    assert J.canonical(compact([value])) == f"[{oracle}]"  # JSON text read, then written sorted
+
+
+@given(json_values)
+@settings(max_examples=200, deadline=None)
 def test_iterative_parser_agrees_with_json_loads(value):
     for text in (compact(value), json.dumps(value, indent=2)):
         assert J._loads_iterative(text) == json.loads(text)
@@ -45,6 +54,8 @@ def test_ten_thousand_levels_parse_serialize_and_fragment_without_recursion_erro
     value = J.loads(text)
     assert J.depth(value) == 10_000
     assert J.compact(value) == text
+    deep = {"b": 1, "a": value}  # sorted: the deep member goes first, each of its levels sorted too
+    assert J.compact(deep, sort_keys=True) == '{"a":' + text + ',"b":1}' == J.canonical(J.compact(deep))
     texts, pids, _ = J.fragments(value, table := J.PathTable(), max_depth=32)
     assert "".join(texts) == text
     assert max(table.depth) == 32  # deeper paths fold into their ancestor at depth 32

@@ -100,6 +100,19 @@ def test_repeated_identical_calls_by_session_ignore_key_order():
     assert list(repeated(u.calls)) == [False, True]
 
 
+def test_arguments_nested_thousands_deep_are_canonical_like_any_other():
+    """Arguments as JSON text 5,000 levels deep (Python's json gives up near 1,000): read, written as
+    sorted compact JSON, and the same call written with spaces and another key order is a repeat."""
+    n = 5000
+    deep = '{"b":' * n + "[]" + "}" * n
+    spaced = '{ "b" : ' * n + "[ ]" + " }" * n
+    u = load_usage([{"tool": "q", "session": "a", "arguments": deep},
+                    {"tool": "q", "session": "a", "arguments": spaced},
+                    {"tool": "q", "session": "a", "arguments": {"z": 1, "a": '{"b":' * 2}}])
+    assert list(u.calls["arguments"]) == [deep, deep, '{"a":"{\\"b\\":{\\"b\\":","z":1}']
+    assert list(repeated(u.calls)) == [False, True, False] and u.problems[-1].startswith("3 of 3 calls have no")
+
+
 def test_without_sessions_a_repeat_is_the_same_call_twice_in_a_row():
     u = load_usage([{"tool": "q", "arguments": "{}"}, {"tool": "q", "arguments": {}}, {"tool": "r"}, {"tool": "q"}])
     assert list(repeated(u.calls)) == [False, True, False, False]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.choices import SEVERITIES
+from ..core.severity import CHOICES, at_least, rank, severity
 from ..errors import InputError
 from ..measuring.footprint import by_server, footprint, request_total, tools_only
 from ..providers.catalog import rendering_provider
@@ -70,9 +70,8 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
         _check_limit(name, v)
     if (max_increase is not None or max_increase_tokens is not None) and baseline is None:
         raise InputError("a growth limit (max increase) needs a baseline registry to compare with")
-    fail_on = "poisoning" if fail_on == "security" else fail_on  # the old name of poisoning
-    if fail_on is not None and fail_on not in SEVERITIES:
-        raise InputError(f"fail_on: expected one of {', '.join(SEVERITIES)}, found {fail_on!r}")
+    if fail_on is not None and fail_on not in CHOICES:
+        raise InputError(f"fail_on: expected one of {', '.join(CHOICES)}, found {fail_on!r}")
     provider = _provider(model, render)
     if provider is None and all(v is None for v in (max_request_tokens, max_tool_tokens, max_server_tokens,
                                                     max_increase, max_increase_tokens, fail_on)):
@@ -139,13 +138,13 @@ def _growth(total: int, base: int, frac: float | None, tokens: int | None) -> li
 def _audit(reg: Any, fail_on: str) -> list[Breach]:
     """A breach for every audit finding at `fail_on` severity or above."""
     findings = audit(reg)
-    level = SEVERITIES.index(fail_on)
+    level = severity(fail_on)
     out = []
     for r in findings.itertuples():
         sev = str(r.severity)
-        if sev in SEVERITIES and SEVERITIES.index(sev) >= level:
+        if at_least(sev, level):
             where = f"{r.server}/{r.tool}" if getattr(r, "server", None) else str(r.tool)
-            out.append(Breach("audit", where, SEVERITIES.index(sev), level,
+            out.append(Breach("audit", where, rank(sev), rank(level),
                               f"audit {sev}: {where}: {r.rule}: {_first_line(getattr(r, 'evidence', ''))}"))
     return out
 

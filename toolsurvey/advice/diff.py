@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.registry import Registry, Tool
+from ..core.text import plural
 from ..core.viewable import Viewable
 from ..errors import InputError
 from ..inputs.formats import load
@@ -77,7 +78,7 @@ class Diff(Viewable):
                          f"{_money(self.costs['month_delta'])} per month")
         what = ", ".join(f"{n} {s}" for s, n in c.items() if n)
         n = len(self.security_changes)
-        rug = (f"; {n} security-relevant change{'s' if n != 1 else ''} (same name, new text: review before "
+        rug = (f"; {plural(n, 'security-relevant change')} (same name, new text: review before "
                "approving, a rug pull looks like this)") if n else ""
         return f"{'; '.join(parts)} — tools {what}{rug}"
 

@@ -64,6 +64,15 @@ def add_output_args(p: argparse.ArgumentParser, formats=FORMATS_OUT) -> None:
     add_wide_arg(p)
 
 
+def add_fail_on(p: argparse.ArgumentParser, what: str) -> None:
+    """`--fail-on`: the audit's severities (and their old names) from their one table."""
+    from ..core.severity import ALIASES, CHOICES, SEVERITIES
+
+    old = "; ".join(f"'{a}' is the old name of {n}" for a, n in ALIASES.items())
+    p.add_argument("--fail-on", dest="fail_on", choices=CHOICES, default=None,
+                   help=f"{what}: {' < '.join(SEVERITIES)} ({old})")
+
+
 def add_wide_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--wide", action="store_true",
                    help="keep long lines and table cells whole (default: fit the terminal, or 100 columns)")

@@ -5,13 +5,25 @@ from __future__ import annotations
 import argparse
 
 
+def add_encoding_arg(p: argparse.ArgumentParser, what: str = "tiktoken encoding", by_model: bool = True) -> None:
+    from ..core.choices import DEFAULT_ENCODING
+
+    family = ", or the model family's" if by_model else ""
+    p.add_argument("--encoding", default=None, help=f"{what} (default: {DEFAULT_ENCODING}{family})")
+
+
+def add_render_arg(p: argparse.ArgumentParser, help: str, default: str | None = None, auto: bool = False) -> None:
+    """--render: the renderings providers/ has, and `auto` (the model's provider's) where asked."""
+    from ..providers.catalog import AUTO, rendering_names
+
+    p.add_argument("--render", default=default, choices=(*rendering_names(), *([AUTO] if auto else [])), help=help)
+
+
 def add_measure_args(p: argparse.ArgumentParser) -> None:
-    from ..providers.catalog import rendering_names
     from ._args import text
 
-    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
-    p.add_argument("--render", default=None, choices=rendering_names(),
-                   help="how tools are turned into prompt text (default: the scenario's, else json)")
+    add_encoding_arg(p)
+    add_render_arg(p, "how tools are turned into prompt text (default: the scenario's, else json)")
     p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings); "
                         "with --scenario, also the model priced; check also checks its provider's request limits")
 

@@ -9,17 +9,15 @@ FORMATS = ("table", "csv", "json", "markdown", "sarif")
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..core.choices import SEVERITIES
-    from ._common import add_output_args, add_registry_args
+    from ._common import add_fail_on, add_output_args, add_registry_args
+    from ._measure import add_encoding_arg
 
     add_registry_args(p)
-    p.add_argument("--fail-on", dest="fail_on", choices=(*SEVERITIES, "security"), default=None,
-                   help="exit 1 when any finding is at this severity or above: info < warning < suspicious "
-                        "< error < poisoning ('security' is the old name of poisoning)")
+    add_fail_on(p, "exit 1 when any finding is at this severity or above")
     p.add_argument("--rules", default=None, help="only these rules (comma-separated ids or globs, e.g. 'schema-*')")
     p.add_argument("--config", default=None, metavar="FILE",
                    help="TOML file overriding thresholds of toolsurvey/assumptions/audit.toml")
-    p.add_argument("--encoding", default=None, help="tiktoken encoding for token figures (default: o200k_base)")
+    add_encoding_arg(p, "tiktoken encoding for token figures", by_model=False)
     p.add_argument("--by", choices=("finding", "rule"), default="finding", help="one row per finding, or per rule")
     p.add_argument("--own", default=None, metavar="SERVERS",
                    help="comma-separated servers you own: their near-duplicates are mergeable (overlap); others "
@@ -33,10 +31,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def header(findings, tools: int) -> str:
-    from ..core.choices import SEVERITIES
+    from ..core.severity import tally
 
-    counts = findings["severity"].value_counts()
-    per = ", ".join(f"{int(counts[s])} {s}" for s in reversed(SEVERITIES) if s in counts) or "none"
+    per = tally(findings["severity"]) or "none"
     from ..advice.pricing import price_findings
 
     priced = price_findings(findings)  # each text counted once, as the report and the plan count it

@@ -8,7 +8,7 @@ HELP = "exit 1 (one line per breach) when tools exceed token budgets or grow too
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ._common import add_output_args, add_registry_args
+    from ._common import add_fail_on, add_output_args, add_registry_args
     from ._measure import add_measure_args
 
     add_registry_args(p)
@@ -18,14 +18,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", metavar="PATH", help="the registry to compare with (e.g. main's), for --max-increase")
     p.add_argument("--max-increase", metavar="N|P%",
                    help="allowed growth of tokens per request over the baseline: tokens (500) or percent (5%%)")
-    p.add_argument("--fail-on", choices=("info", "warning", "suspicious", "error", "poisoning", "security"),
-                   help="also fail on audit findings of this severity or above")
+    add_fail_on(p, "also fail on audit findings of this severity or above")
     add_measure_args(p)
     add_output_args(p, formats=("text", "json"))
 
 
 def run(args: argparse.Namespace) -> int:
     from ..advice.budget import check, parse_increase
+    from ..core.text import plural
     from ..present.markdown import visible
     from ._common import fit, load_registry, say, write
     from ._measure import measure_kwargs
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         write("".join(fit(visible(b.message)) + "\n" for b in breaches), args.output)
     if breaches:
-        say(f"toolsurvey check: {len(breaches)} budget breach{'es' if len(breaches) != 1 else ''}")
+        say(f"toolsurvey check: {plural(len(breaches), 'budget breach', 'budget breaches')}")
         return 1
     say(f"toolsurvey check: within budget ({len(reg):,} tools)")
     return 0

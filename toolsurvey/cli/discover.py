@@ -115,7 +115,7 @@ def _summary(reg) -> str:
                      "tools": len(s.tools), "tokens": int(tokens.get(name, 0)),
                      "reports as": f"{info.get('name', '')} {info.get('version', '')}".strip(),
                      "protocol": s.info.get("protocolVersion", "")})
-    from ..present.units import plural
+    from ..core.text import plural
 
     header = (f"{plural(len(reg), 'tool')} from {plural(len(reg.servers), 'server')}: {int(table.tokens.sum()):,} tokens "
               f"per request ({table.attrs['render']} rendering, {table.attrs['encoding']}, instructions included)")

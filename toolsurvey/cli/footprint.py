@@ -8,14 +8,14 @@ HELP = "measure the tokens a registry's tool definitions add to every request"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    from ..providers.catalog import rendering_names, tool_choices
+    from ..providers.catalog import tool_choices
     from ._args import at_least, text
     from ._common import add_output_args, add_registry_args
+    from ._measure import add_encoding_arg, add_render_arg
 
     add_registry_args(p)
-    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base, or the model family's)")
-    p.add_argument("--render", default="json", choices=rendering_names(),
-                   help="how tools are turned into prompt text (default: %(default)s)")
+    add_encoding_arg(p)
+    add_render_arg(p, "how tools are turned into prompt text (default: %(default)s)", default="json")
     p.add_argument("--model", type=text, default=None, help="model whose provider constants apply (openai/anthropic renderings)")
     p.add_argument("--tool-choice", default="auto", choices=tool_choices(),
                    help="Anthropic tool_choice, which sets the tool-use system prompt size")
@@ -28,8 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..core.text import plural
     from ..measuring.parts import PARTS, TEXT_COLUMNS, footprint_columns
-    from ..present.units import plural
     from ._common import emit, emit_rows, load_registry, say
 
     reg = load_registry(args)

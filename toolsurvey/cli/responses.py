@@ -11,6 +11,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     from ..core.choices import DEFAULT_CAP, SERIALIZATIONS
     from ._args import above, at_least
     from ._common import add_output_args
+    from ._measure import add_encoding_arg
 
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="JSON or text files, folders of samples, .jsonl traces, or http(s) URLs")
@@ -19,7 +20,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "by cost (the recommendation view), or per trimming step")
     p.add_argument("--tool", default=None, help="tool name for files and URLs (default: the file's folder name)")
     p.add_argument("--server", default=None, help="server name for results that do not name one")
-    p.add_argument("--encoding", default=None, help="tiktoken encoding (default: o200k_base)")
+    add_encoding_arg(p, by_model=False)
     p.add_argument("--cap", type=at_least(1), default=DEFAULT_CAP, metavar="N",
                    help="tokens one result may carry (default: %(default)s, Claude Code's default)")
     p.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",

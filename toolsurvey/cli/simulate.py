@@ -13,9 +13,9 @@ COLUMNS = ["model", "strategy", "caching", "visible", "steps", "mean_visible", "
 
 def configure(p: argparse.ArgumentParser) -> None:
     from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
-    from ..providers.catalog import AUTO, rendering_names
     from ._args import above, at_least
     from ._common import add_output_args
+    from ._measure import add_render_arg
 
     p.add_argument("paths", nargs="*", metavar="REGISTRY",
                    help="tool files or registry files (none: average-size mode with --tool-tokens and --registry-size)")
@@ -42,8 +42,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--response-tokens", dest="response_tokens", type=at_least(0, float), help="tokens per tool result")
     p.add_argument("--usage", metavar="LOG", help="tool-call log: its mean result replaces the scenario's, as "
                                                   "`report` and `plan` do (--response-tokens still wins)")
-    p.add_argument("--render", choices=(*rendering_names(), AUTO),
-                   help="how tool definitions are measured (auto: the model's provider rendering)")
+    add_render_arg(p, "how tool definitions are measured (auto: the model's provider rendering)", auto=True)
     p.add_argument("--tool-tokens", dest="tool_tokens", type=at_least(0, float), help="average-size mode: tokens per tool")
     p.add_argument("--registry-size", dest="registry_size", type=at_least(1), help="average-size mode: tools in the registry")
     p.add_argument("--calibration", metavar="FILE",

@@ -4,9 +4,6 @@ Parsing arguments must not import pandas, numpy or tiktoken (`toolsurvey --help`
 modules that own these names import them from here.
 """
 
-# The audit's severities, in rising order. `suspicious` (review it) sits below error so that
-# `--fail-on error` fails on errors and poisoning, never on text a person only has to read.
-SEVERITIES = ("info", "warning", "suspicious", "error", "poisoning")
 STRATEGIES = ("all", "fixed", "phases", "retrieval", "tool_search")
 CACHING = ("auto", "none", "prefix", "incremental", "explicit")
 CACHE_TTLS = ("5m", "1h")

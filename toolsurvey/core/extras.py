@@ -7,7 +7,8 @@ import importlib.util
 from ..errors import InputError
 
 EXTRA = {"mcp": "discover", "psutil": "discover", "ipywidgets": "lab", "anywidget": "lab",
-         "duckdb": "traces", "dask": "dask", "distributed": "dask", "kaleido": "static"}
+         "duckdb": "traces", "dask": "dask", "distributed": "dask", "kaleido": "static",
+         "model2vec": "embeddings"}
 
 
 class MissingExtra(InputError, ImportError):

@@ -114,12 +114,32 @@ def _scalar(v: Any) -> str:
     raise TypeError(f"not a JSON value: {type(v).__name__}")
 
 
-def compact(value: Any) -> str:
-    """Compact JSON (no spaces, UTF-8 kept) of a value of any depth, exactly as json.dumps writes it."""
+# One reusable encoder each (json.dumps with options builds one per call).
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_SORTED = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode
+
+
+def compact(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON (no spaces, UTF-8 kept, keys sorted if asked) of a value of any depth, exactly as
+    `json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)` writes it
+    (the form of “Tool Calling in Language Model Agents”, Figure 1). Raises TypeError for values JSON
+    cannot hold."""
     try:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        return (_SORTED if sort_keys else _COMPACT)(value)
     except RecursionError:
-        return "".join(fragments(value, PathTable())[0])
+        return "".join(fragments(value, PathTable(), sort_keys=sort_keys)[0])
+
+
+def canonical(value: Any) -> str:
+    """A value, or JSON text, as sorted compact JSON at any depth, so that equal values compare equal
+    whatever their key order and spacing (a tool call's arguments). None is `{}`; text that is not JSON
+    is kept as it is."""
+    if isinstance(value, str):
+        try:
+            value = loads(value)
+        except ValueError:
+            return value
+    return compact(value if value is not None else {}, sort_keys=True)
 
 
 def depth(value: Any) -> int:
@@ -175,13 +195,13 @@ class PathTable:
         return out or "(root)"
 
 
-def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
+def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0, *, sort_keys: bool = False
               ) -> tuple[list[str], list[int], list[int]]:
     """Compact JSON of `value` cut into fragments, each tagged with the path it belongs to.
 
     A member's fragment is its separating comma, its quoted key, the colon and, for a scalar, the
     value; an object or list also owns its closing bracket. Joined, the fragments are exactly
-    `compact(value)`. Paths deeper than `max_depth` fold into their ancestor at that depth.
+    `compact(value, sort_keys=sort_keys)`. Paths deeper than `max_depth` fold into their ancestor at that depth.
     Returns (fragments, path id per fragment, path id of each value, for counting occurrences).
     Raises TypeError for values JSON cannot hold.
     """
@@ -191,7 +211,7 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
     put_t, put_p, put_o = texts.append, pids.append, occ.append
     child, ids = table.child, table.ids
     stack: list[list] = []  # open containers: [items, path id, is a dict, depth, no item yet]
-    _open("", value, root, table.depth[root], texts, pids, stack)
+    _open("", value, root, table.depth[root], texts, pids, stack, sort_keys)
     while stack:
         frame = stack[-1]
         item = next(frame[0], _END)
@@ -222,20 +242,21 @@ def fragments(value: Any, table: PathTable, max_depth: int = 32, root: int = 0
             put_t(prefix + encode_basestring(v))
             put_p(pid)
         elif isinstance(v, dict | list | tuple):
-            _open(prefix, v, pid, d + 1, texts, pids, stack)
+            _open(prefix, v, pid, d + 1, texts, pids, stack, sort_keys)
         else:
             put_t(prefix + _scalar(v))
             put_p(pid)
     return texts, pids, occ
 
 
-def _open(prefix: str, v: Any, pid: int, d: int, texts: list[str], pids: list[int], stack: list[list]) -> None:
+def _open(prefix: str, v: Any, pid: int, d: int, texts: list[str], pids: list[int], stack: list[list],
+          sort_keys: bool = False) -> None:
     """Write `v` after `prefix`: whole if it is a scalar or empty, else its opening bracket, with a
     frame on `stack` to walk its items."""
     if isinstance(v, dict):
         if v:
             texts.append(prefix + "{")
-            stack.append([iter(v.items()), pid, True, d, True])
+            stack.append([iter(sorted(v.items()) if sort_keys else v.items()), pid, True, d, True])
         else:
             texts.append(prefix + "{}")
     elif isinstance(v, list | tuple):

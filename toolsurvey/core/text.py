@@ -1,5 +1,6 @@
-"""Characters a reader cannot see in third-party text: control, format (zero-width, bidirectional)
-and private-use characters; newlines and tabs are ordinary."""
+"""Text as a reader takes it in: characters a reader cannot see in third-party text (control, format
+(zero-width, bidirectional) and private-use characters; newlines and tabs are ordinary), and counts
+written out in words."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ INVISIBLE = ("Cc", "Cf", "Co")  # Unicode general categories
 
 def is_invisible(c: str) -> bool:
     return c not in "\n\t" and unicodedata.category(c) in INVISIBLE
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 server`, `2 servers`, with separators (`many` when the plural is not `word` + s)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
 
 
 def quoted(text: str, n: int) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.files import STDIN, read_json
+from ..core.jsontree import compact
 from ..core.registry import Registry, Server, Tool
 from ..core.text import invisible_in
 from ..errors import InputError
@@ -227,11 +228,9 @@ def _check_size(where: str, desc: str | None, *schemas: Any) -> None:
         raise InputError(f"{where}: description is {len(desc):,} characters, over the "
                          f"{MAX_DESCRIPTION_CHARS:,} a tool definition may have")
     for schema in schemas:
-        if isinstance(schema, dict):
-            size = len(json.dumps(schema, separators=(",", ":"), ensure_ascii=False, default=str))
-            if size > MAX_SCHEMA_CHARS:
-                raise InputError(f"{where}: schema is {size:,} characters of JSON, over the "
-                                 f"{MAX_SCHEMA_CHARS:,} a tool definition may have")
+        if isinstance(schema, dict) and (size := len(compact(schema))) > MAX_SCHEMA_CHARS:
+            raise InputError(f"{where}: schema is {size:,} characters of JSON, over the "
+                             f"{MAX_SCHEMA_CHARS:,} a tool definition may have")
 
 
 # Zero-width, bidirectional and other format characters (Unicode category Cf) that render as nothing.

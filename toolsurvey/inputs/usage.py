@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from ..core.files import NotJSONNumber, position, read_text, strict_loads
+from ..core.jsontree import canonical, compact
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
 from ..errors import InputError
@@ -69,22 +70,12 @@ def _timestamp(v: Any) -> pd.Timestamp | None:
     return ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC")
 
 
-def _canonical(args: Any) -> str:
-    """Arguments as sorted compact JSON, so identical calls compare equal whatever the key order."""
-    if isinstance(args, str):
-        try:
-            args = json.loads(args)
-        except json.JSONDecodeError:
-            return args
-    return json.dumps(args if args is not None else {}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
 def _response_tokens(rec: dict, encoding: str, bytes_per_token: float) -> tuple[float, bool]:
     if rec.get("response_tokens") not in (None, ""):
         return _finite(rec["response_tokens"]), False
     if rec.get("response") is not None:
         r = rec["response"]
-        text = r if isinstance(r, str) else json.dumps(r, separators=(",", ":"), ensure_ascii=False)
+        text = r if isinstance(r, str) else compact(r)
         return float(count(text, encoding)), False
     size = rec.get("response_bytes", rec.get("response_size"))
     if size not in (None, ""):
@@ -167,7 +158,7 @@ def read_log(source: str | os.PathLike | list[dict], *, encoding: str = DEFAULT_
         session = _first(rec, "session")
         server = _first(rec, "server")
         rows.append((line, ts, None if session is None else str(session), None if server is None else str(server),
-                     tool.strip(), _canonical(_first(rec, "arguments")), tokens, estimated, _outcome(rec),
+                     tool.strip(), canonical(_first(rec, "arguments")), tokens, estimated, _outcome(rec),
                      rec.get("response")))  # kept so a plan can trim real payloads
     if not rows:
         found = f"{len(problems)} unreadable line(s), first {problems[0]}" if problems else "no records"

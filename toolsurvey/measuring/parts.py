@@ -13,6 +13,7 @@ from functools import cache, partial
 from itertools import accumulate
 from operator import sub
 
+from ..core.jsontree import compact
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..providers import render as R
@@ -121,7 +122,7 @@ def footprint_columns(reg: Registry, *, encoding: str | None = None, render: str
             row.update(counted)
         tool_tokens = [sum(r.values()) for r in rows[:len(tools)]]
     elif r.json:  # straight from the JSON text, no segments
-        tool_tokens = [len(encode(R.compact_json(r.json_object(t)))) for t in tools]
+        tool_tokens = [len(encode(compact(r.json_object(t)))) for t in tools]
     else:
         tool_tokens = [sum(r.constants.values()) + sum(len(encode("".join(t for t, _ in segs))) for segs in r.chunks)
                        for r in map(renderer, tools)]

@@ -10,9 +10,10 @@ from __future__ import annotations
 import weakref
 from functools import lru_cache
 
+from ..core.jsontree import compact
 from ..core.registry import Tool
-from ..core.tokens import count
-from ..providers.render import JSON, compact_json
+from ..core.tokens import DEFAULT_ENCODING, count
+from ..providers.render import JSON
 
 _counts: dict[tuple[int, str], int] = {}
 
@@ -23,12 +24,12 @@ def _count(text: str, encoding: str) -> int:
     return count(text, encoding)
 
 
-def tool_tokens(tool: Tool, encoding: str = "o200k_base") -> int:
+def tool_tokens(tool: Tool, encoding: str = DEFAULT_ENCODING) -> int:
     """Tokens of the tool's compact JSON of name, description and input schema (footprint's `json`)."""
     key = (id(tool), encoding)
     n = _counts.get(key)
     if n is None:
-        n = _count(compact_json(JSON.json_object(tool)), encoding)
+        n = _count(compact(JSON.json_object(tool)), encoding)
         _counts[key] = n
         weakref.finalize(tool, _counts.pop, key, None)  # an id is reused only after its object is gone
     return n

@@ -9,9 +9,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..core.text import plural
 from ..model.assumed import FIELD_LABELS
 from .tables import NO_MATH
-from .units import money, number, percent, plural
+from .units import money, number, percent
 
 LONG = 160  # characters: a longer value shows its first sentence, the rest a click away
 # Fields of a run's assumptions not shown (the object keeps them): the scenario's name and description

@@ -3,9 +3,9 @@ same as Markdown (measuring.client_context computes it)."""
 
 from __future__ import annotations
 
+from ..core.text import plural
 from ..measuring.client_context import ClientContext
 from .markdown import escape, table
-from .units import plural
 
 SERVER_COLUMNS = ["server", "scope", "tools", "deferred", "instructions", "in context", "all loaded"]
 TOOL_COLUMNS = ["server", "tool", "state", "in context", "loaded"]

@@ -10,10 +10,9 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..core.severity import SARIF_LEVELS, SECURITY_SEVERITY
+
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-# SARIF has three levels; GitHub ranks security results by `security-severity` (0-10) on the rule.
-LEVELS = {"poisoning": "error", "error": "error", "suspicious": "warning", "warning": "warning", "info": "note"}
-SECURITY_SEVERITY = {"poisoning": "9.0", "suspicious": "5.0"}
 
 Location = tuple[str, int | None]  # (a file's URI, the 1-based line of the tool's name, or None)
 
@@ -70,7 +69,7 @@ def _rule(rule: Any) -> dict:
         props["security-severity"] = SECURITY_SEVERITY[rule.severity]
     return {"id": rule.id, "name": _pascal(rule.id), "shortDescription": {"text": rule.title},
             "help": {"text": f"Fix: {rule.fix}"},
-            "defaultConfiguration": {"level": LEVELS[rule.severity]}, "properties": props}
+            "defaultConfiguration": {"level": SARIF_LEVELS[rule.severity]}, "properties": props}
 
 
 def _result(r: Any, index: Mapping[str, int], where: Location | None) -> dict:
@@ -82,7 +81,7 @@ def _result(r: Any, index: Mapping[str, int], where: Location | None) -> dict:
             physical["region"] = {"startLine": where[1]}
         location["physicalLocation"] = physical
     fingerprint = hashlib.sha256(f"{r.rule}\0{r.server}\0{r.tool}\0{r.evidence}".encode()).hexdigest()
-    result = {"ruleId": r.rule, "ruleIndex": index[r.rule], "level": LEVELS[r.severity],
+    result = {"ruleId": r.rule, "ruleIndex": index[r.rule], "level": SARIF_LEVELS[r.severity],
               "message": {"text": f"{r.server}/{r.tool}: {r.evidence}. Fix: {r.fix}"},
               "locations": [location], "partialFingerprints": {"toolsurvey/v1": fingerprint[:32]},
               "properties": {"severity": r.severity, "impact": r.impact, "tokens": int(r.tokens)}}

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from .units import FORMATTERS, MONEY_UNITS, kind_of, money, number, percent, plural, points
+from ..core.text import plural
+from .units import FORMATTERS, MONEY_UNITS, kind_of, money, number, percent, points
 
 SHOWN_ROWS = 30  # rows shown before "… N more rows" (itables, when installed, pages them instead)
 ITABLES = {"on": False}  # set by toolsurvey.present.display.notebook_mode once itables' JavaScript is in the notebook

@@ -57,11 +57,6 @@ def number(v: Any) -> str:
     return f"{float(v):,.0f}" if a >= 100 else f"{float(v):,.1f}" if a >= 1 else f"{float(v):.2f}"
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """`1 server`, `2 servers`, with separators."""
-    return f"{n:,} {word if n == 1 else many or word + 's'}"
-
-
 def kind_of(column: str) -> str:
     """How a column's numbers are shown: "money", "percent" or "number"."""
     c = str(column).lower()

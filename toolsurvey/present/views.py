@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..core.severity import tally
+from ..core.text import plural
 from .caveats import assumptions_html, assumptions_text, warnings_html, warnings_list, warnings_text
 from .retrieval import by_k, findability, view_lines
 from .tables import rich_html
-from .units import MONEY_UNITS, is_missing, money, number, percent, plural
+from .units import MONEY_UNITS, is_missing, money, number, percent
 
 
 def plain(title: str, lines: list[str]) -> str:
@@ -42,8 +44,7 @@ def footprint_lines(table) -> tuple[str, list[str]]:
 def findings_lines(found) -> tuple[str, list[str]]:
     n = len(found)
     tools = found.drop_duplicates(["server", "tool"]).shape[0] if n else 0
-    counts = found["severity"].value_counts()
-    by = ", ".join(f"{int(counts[s]):,} {s}" for s in ("security", "error", "warning", "info") if s in counts)
+    by = tally(found["severity"])
     title = f"{plural(n, 'finding')} on {plural(tools, 'tool')} (of {number(found.attrs.get('tools', 0))} audited)"
     saving = int(found["tokens"].clip(lower=0).sum()) if n else 0
     return title, ([by] if by else []) + [f"the fixes that remove text save {number(saving)} tokens per request"]
@@ -61,14 +62,21 @@ def footprint_columns(df: pd.DataFrame) -> list[str]:
 FINDING_COLUMNS = ("severity", "rule", "server", "tool", "tokens", "evidence", "fix")
 
 
+def _frame(df) -> pd.DataFrame:
+    """A plain DataFrame of a viewable one, with its attrs (the figures its headline reads)."""
+    out = pd.DataFrame(df)
+    out.attrs = dict(df.attrs)
+    return out
+
+
 def _footprint_html(df) -> str:
-    df = pd.DataFrame(df)
+    df = _frame(df)
     caption = "Tokens per tool, by part (parts with no tokens left out)"
     return rich_html(*footprint_lines(df), [(caption, df[footprint_columns(df)], None)])
 
 
 def _findings_html(df) -> str:
-    df = pd.DataFrame(df)
+    df = _frame(df)
     return rich_html(*findings_lines(df), [("Findings, as ranked", df[[c for c in FINDING_COLUMNS if c in df]], None)])
 
 

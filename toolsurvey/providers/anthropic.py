@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..core.choices import DEFAULT_ENCODING
 from .constants import model_family, provider_constants, provider_table
-from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count
+from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count, probe_body
 from .render import Overhead, Rendering
 
 NAME = "anthropic"
@@ -60,8 +61,8 @@ RENDERING = AnthropicRendering(
     provider=NAME, tool_choices=("auto", "none", "any", "tool"), documents_overhead=True,
     tool_method="Anthropic tool JSON, estimated with a tiktoken encoding (Claude's tokenizer is not public; "
                 "`toolsurvey calibrate` measures the gap)",
-    estimate_note="Claude's tokenizer is not public: per-tool counts are estimates from an o200k_base count "
-                  "unless calibrated (toolsurvey calibrate)",
+    estimate_note=f"Claude's tokenizer is not public: per-tool counts are estimates from an {DEFAULT_ENCODING} "
+                  "count unless calibrated (toolsurvey calibrate)",
     schema_key="input_schema")
 
 
@@ -117,12 +118,8 @@ MESSAGES = ToolApi("messages", NAME, "/v1/messages", "anthropic", _owns_usage, u
 # --- the token-counting endpoint: POST /v1/messages/count_tokens, and the key's headers ---------
 
 def _count_body(model: str, tools: Any, system: str | None) -> dict:
-    body: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": PROBE}]}
-    if system:
-        body["system"] = system
-    if tools:
-        body["tools"] = tools
-    return body
+    return probe_body(model, tools, system, probe=("messages", [{"role": "user", "content": PROBE}]),
+                      system_key="system")
 
 
 def _headers(key: str) -> dict[str, str]:

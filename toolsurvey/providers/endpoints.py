@@ -29,6 +29,17 @@ ToolCall = tuple[Any, Any, Any]  # (call id, tool name, arguments), as the answe
 ToolResult = tuple[str, Any, bool]  # (call id, the result's content as sent, is an error)
 
 
+def probe_body(model: str, tools: Any, system: str | None, *, probe: tuple[str, Any], system_key: str) -> dict:
+    """A counting request's body: the model, the probe conversation under its key (`probe`: key and
+    value), the system prompt under `system_key` when there is one, and the tools when there are any."""
+    body: dict[str, Any] = {"model": model, probe[0]: probe[1]}
+    if system:
+        body[system_key] = system
+    if tools:
+        body["tools"] = tools
+    return body
+
+
 def count(v: Any) -> int:
     """`v` as a count read forgivingly from an answer: an int of at least 0, and 0 for what is not
     a number (a fast path for what usage fields almost always are)."""

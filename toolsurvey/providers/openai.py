@@ -11,7 +11,7 @@ from typing import Any
 
 from ..core.registry import Tool
 from .constants import model_family, provider_constants, provider_table
-from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count
+from .endpoints import PROBE, CountingEndpoint, Provider, ToolApi, ToolResult, Usage, count, probe_body
 from .render import Overhead, Rendered, Rendering
 from .typescript import resolve_ref, type_segments
 
@@ -159,12 +159,7 @@ RESPONSES = ToolApi("responses", NAME, "/responses", "openai-responses",
 # --- the token-counting endpoint: POST /responses/input_tokens, and the key's headers ----------
 
 def _count_body(model: str, tools: Any, system: str | None) -> dict:
-    body: dict[str, Any] = {"model": model, "input": PROBE}
-    if system:
-        body["instructions"] = system
-    if tools:
-        body["tools"] = tools
-    return body
+    return probe_body(model, tools, system, probe=("input", PROBE), system_key="instructions")
 
 
 def _headers(key: str) -> dict[str, str]:

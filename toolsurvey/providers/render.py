@@ -9,13 +9,13 @@ the parts of a tool always add up exactly to its total.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..core.jsontree import compact
 from ..core.registry import Tool
 from ..errors import InputError
 
@@ -33,9 +33,6 @@ _KEY_PART = {
 }
 
 Segments = list[tuple[str, str]]
-
-# Compact JSON as in the method of “Tool Calling in Language Model Agents”, Figure 1; one reusable encoder (json.dumps with options builds one per call).
-compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 # A `"description": "<string>"` pair (with the comma before it) inside compact JSON. Outside strings a
 # quote followed by `description":"` can only open that key, so the match is exact.
@@ -69,11 +66,11 @@ def _schema_segments(text: str, out: Segments) -> None:
 @lru_cache(maxsize=4096)
 def _key_json(key: str) -> str:
     """`"key":` as compact JSON; tools repeat the same few keys, so this is cached."""
-    return compact_json(key) + ":"
+    return compact(key) + ":"
 
 
 def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
-    """Append the compact JSON of a tool object, byte-identical to `compact_json(obj)`, with each
+    """Append the compact JSON of a tool object, byte-identical to `compact(obj)`, with each
     top-level key (and the comma before it) in its part; `key_part` returning None marks a wrapper
     object whose own keys are tool keys (OpenAI Chat's `function`)."""
     out.append(("{", "structure"))
@@ -85,9 +82,9 @@ def _object_segments(obj: dict, out: Segments, key_part=_top_key) -> None:
             _object_segments(v, out)
         elif part == "schema":
             out.append((head, part))
-            _schema_segments(compact_json(v), out)
+            _schema_segments(compact(v), out)
         else:
-            out.append((head + compact_json(v), part or "other"))
+            out.append((head + compact(v), part or "other"))
     out.append(("}", "structure"))
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ...core.jsontree import compact
 from ...core.tokens import count
-from ...providers.render import compact_json
 from .rule import Ctx, Hit
 
 
@@ -21,6 +21,6 @@ def check_output_schema_heavy(ctx: Ctx):
     out = ctx.tool.output_schema
     if not isinstance(out, dict) or not out:
         return
-    o, i = count(compact_json(out), ctx.encoding), count(compact_json(ctx.schema), ctx.encoding)
+    o, i = count(compact(out), ctx.encoding), count(compact(ctx.schema), ctx.encoding)
     if o > ctx.cfg["output_schema"]["max_ratio"] * i:
         yield Hit(f"output schema {o:,} tokens vs input schema {i:,} (when the client sends it)", o - i)

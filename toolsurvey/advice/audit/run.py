@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from ...core.choices import SEVERITIES
 from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
+from ...core.severity import rank
 from ...errors import InputError
 from ..deferral import measured_search
 from ..ownership import check_owned, owned
@@ -51,7 +51,6 @@ from .schema import (
 )
 from .security import security_rules
 
-_ALIASES = {"security": "poisoning"}  # `security` is the old name of `poisoning`
 COLUMNS = ["rule", "severity", "impact", "server", "tool", "evidence", "fix", "tokens", "group", "other"]
 
 _DESC_FIX = ("write 3-6 sentences: what it does, what it returns, when to use it, what it does NOT do "
@@ -181,7 +180,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
 def _row(rule: Rule, tool: Tool, hit: Hit) -> dict:
     return {"rule": rule.id, "severity": rule.severity, "impact": rule.impact, "server": tool.server,
             "tool": tool.name, "evidence": hit.evidence, "fix": hit.fix or rule.fix, "tokens": int(hit.tokens),
-            "group": hit.group, "other": hit.other, "_rank": SEVERITIES.index(rule.severity)}
+            "group": hit.group, "other": hit.other, "_rank": rank(rule.severity)}
 
 
 def summary(findings: pd.DataFrame) -> pd.DataFrame:
@@ -195,16 +194,7 @@ def summary(findings: pd.DataFrame) -> pd.DataFrame:
     return out.rename_axis("rule").reset_index()
 
 
-def severity(level: str) -> str:
-    """The severity named `level` (`security` is the old name of `poisoning`). Raises InputError if unknown."""
-    level = _ALIASES.get(level, level)
-    if level not in SEVERITIES:
-        raise InputError(f"unknown severity {level!r}; expected one of: {', '.join(SEVERITIES)}")
-    return level
-
-
 def fails(findings: pd.DataFrame, level: str) -> bool:
     """True when any finding is at `level` or above (poisoning ranks above error, suspicious below it)."""
-    level = severity(level)
-    return bool((findings["severity"].map(SEVERITIES.index) >= SEVERITIES.index(level)).any())
+    return bool((findings["severity"].map(rank) >= rank(level)).any())
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from ...core.jsontree import compact
 from ...errors import InputError
-from ...providers.render import compact_json
 from .rule import MAX_DEPTH, Ctx, Hit, params, short, walk
 
 
@@ -116,7 +116,7 @@ def check_schema_additional_properties(ctx: Ctx):
     if _has_params(ctx.schema) and ctx.schema.get("additionalProperties") is not False:
         found = ctx.schema.get("additionalProperties", "absent")
         fixed = replace(ctx.tool, input_schema={**ctx.schema, "additionalProperties": False}, raw=None)
-        yield Hit(f"additionalProperties is {compact_json(found) if found != 'absent' else found}", ctx.saving(fixed))
+        yield Hit(f"additionalProperties is {compact(found) if found != 'absent' else found}", ctx.saving(fixed))
 
 
 def _drop_key(node: Any, key: str, depth: int = 0) -> Any:

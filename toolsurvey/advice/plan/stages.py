@@ -13,6 +13,7 @@ import pandas as pd
 
 from ...core.globs import any_glob, tags_match
 from ...core.registry import Registry, Tool
+from ...core.tokens import DEFAULT_ENCODING
 from ...errors import InputError
 from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
@@ -185,7 +186,7 @@ def trim_results(st: PlanState, enabled: bool) -> None:
 
 def _trim(st: PlanState, measured: pd.DataFrame) -> None:
     rule = st.trim_rule
-    after_tokens, chosen = _trimmed_tokens(measured, rule, st.base.encoding or "o200k_base")
+    after_tokens, chosen = _trimmed_tokens(measured, rule, st.base.encoding or DEFAULT_ENCODING)
     st.response_after = float(after_tokens.mean())
     for key in chosen:
         sel = (measured["key"] == key).to_numpy()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...errors import InputError
-from .tfidf import BLOCK, Tfidf, top_k
+from ...core.embedding import model2vec_encoder
+from ...core.tfidf import BLOCK, Tfidf
 
 NEIGHBOURS = 20  # candidates per tool: its nearest TF-IDF neighbours (plus tools sharing action and object)
 
@@ -22,22 +22,11 @@ def tfidf(texts: list[str], max_features: int = 50000) -> Tfidf | None:
 
 def embeddings(texts: list[str], model: str) -> np.ndarray:
     """L2-normalised rows of `texts` embedded by the model2vec model in local directory `model` (a dot
-    product is the cosine). Never downloads: raises InputError when the directory or model2vec is missing."""
-    from pathlib import Path
-
-    if not model or not Path(model).is_dir():
-        raise InputError(f"similarity method 'embedding' needs [similarity] model = the directory of a "
-                         f"model2vec model on this machine; found {model!r}. Use method 'scored' without one")
-    try:
-        from model2vec import StaticModel  # optional: pip install 'toolsurvey[embeddings]'
-    except ImportError:
-        raise InputError("similarity method 'embedding' needs model2vec: pip install 'toolsurvey[embeddings]'") from None
-    try:
-        x = StaticModel.from_pretrained(model).encode(texts)
-    except Exception as e:  # a directory that is not a model2vec model: say so, do not guess
-        raise InputError(f"could not load a model2vec model from {model}: {e}") from None
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+    product is the cosine). Never downloads: raises InputError when the directory is missing, MissingExtra
+    when model2vec is."""
+    encode = model2vec_encoder(model, purpose="similarity method 'embedding'",
+                               setting="[similarity] model; or method 'scored', which needs none")
+    return encode(texts)
 
 
 def _top(x: Tfidf | np.ndarray | None, rows: np.ndarray, cols: np.ndarray, own: np.ndarray, k: int,
@@ -85,3 +74,31 @@ def nearest_in(x: Tfidf | np.ndarray | None, m: np.ndarray, k: int, n: int) -> n
         a, b = m[at[r]], m[c]
         codes.append(np.minimum(a, b) * n + np.maximum(a, b))
     return np.concatenate(codes)
+
+
+def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool, exact=None,
+          slack: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of each row's `k` largest similarities, leaving out column own[row] (itself); ties
+    go to the lower column. `positive`: only similarities above 0 (a cosine of 0 shares nothing).
+    `sims` may be approximate, within `slack` of the exact values that `exact(rows, columns)` returns:
+    it screens the candidates, and the exact values choose among them. `sims` is overwritten."""
+    r, c = sims.shape
+    sims[np.arange(r), own] = -np.inf
+    k = min(k, c - 1)
+    if k <= 0 or r == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    # a bound no higher than each row's k-th largest: the k-th largest of every other column, less twice
+    # the slack (selecting in whole rows costs more; in fewer columns, more candidates need exact values)
+    sample = sims[:, ::2] if c >= 16 * k else sims
+    bound = -np.partition(-sample, k - 1, axis=1)[:, k - 1] - 2 * slack
+    if positive:
+        bound = np.maximum(bound, 1e-12 - slack)
+    rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
+    val = sims[rr, cc] if exact is None else exact(rr, cc)
+    if positive:
+        keep = val > 1e-12
+        rr, cc, val = rr[keep], cc[keep], val[keep]
+    order = np.lexsort((-val, rr))  # stable: within a row and a value, columns stay ascending
+    rr, cc = rr[order], cc[order]
+    take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k
+    return rr[take], cc[take]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 
 from ...core.jsonlines import Skips
+from ...core.text import plural
 from .collector import AT, PROGRESS, USAGE_FIELDS, Collector, column_sum, line_numbers
 
 _USAGE_AT = [AT[f] for f in USAGE_FIELDS]
@@ -122,11 +123,6 @@ def type_warnings(unknown_types: dict[str, list]) -> list[str]:
 
 def _tokens(row: list) -> int:
     return sum(row[i] for i in _USAGE_AT)
-
-
-def plural(n: int, one: str, many: str | None = None) -> str:
-    """'1 file', '24 files' (`many` when the plural is not `one` + s)."""
-    return f"{n:,} {one if n == 1 else many or one + 's'}"
 
 
 _PARTS = (("input", (AT["input_tokens"],)), ("cache write", (AT["cache_write_5m"], AT["cache_write_1h"])),

@@ -3,12 +3,12 @@ and tool definitions (a provider's usage is read by its module in `providers`)."
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
+from ...core.jsontree import canonical, compact, loads
 from ...providers.endpoints import count
 
 non_negative = count  # `v` as a count: an int of at least 0, and 0 for what is not a number
@@ -37,18 +37,7 @@ def carries_usage(v: Any, depth: int = 8) -> bool:
     return False
 
 
-def _compact(v: Any) -> str:
-    return json.dumps(v if v is not None else {}, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-def arguments(v: Any) -> str:
-    """Arguments as sorted compact JSON, whether given as an object or as JSON text."""
-    if isinstance(v, str):
-        try:
-            v = json.loads(v)
-        except (json.JSONDecodeError, RecursionError):
-            return v
-    return _compact(v)
+arguments = canonical  # a call's arguments, given as an object or as JSON text: sorted compact JSON
 
 
 def result_text(content: Any) -> str:
@@ -60,7 +49,7 @@ def result_text(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(result_text(b.get("text", "") if isinstance(b, dict) and b.get("type", "text") == "text"
                                      else b if isinstance(b, str) else "") for b in content)
-    return _compact(content)
+    return compact(content, sort_keys=True)
 
 
 def split_name(name: str) -> tuple[str | None, str]:
@@ -78,7 +67,7 @@ def definitions(defs: Any) -> str | None:
         return None
     if isinstance(defs, str):
         try:
-            defs = json.loads(defs)
-        except (json.JSONDecodeError, RecursionError):
+            defs = loads(defs)
+        except ValueError:
             return defs
-    return json.dumps(defs, ensure_ascii=False, separators=(",", ":"))
+    return compact(defs)

@@ -79,7 +79,7 @@ def collect(files: list[str], format: str = "auto", *, encoding: str = DEFAULT_E
 
 
 @contextmanager
-def _no_gc():
+def no_gc():
     """The cyclic garbage collector paused: reading builds only trees (parsed JSON) and lists, no
     cycles, and every collection of a large read walks all its rows again (about a tenth of its time)."""
     was = gc.isenabled()
@@ -138,7 +138,7 @@ def _worker(chunks: list[list[str]], format: str, ends, conn) -> None:
     """Read chunks from the back until the processes meet; send the runs read, marshalled. On any
     error (or Ctrl-C) it sends nothing: the parent reads the chunks again, and words the error."""
     try:
-        with _no_gc():
+        with no_gc():
             read: dict[int, Collector] = {}
             while (i := _claim(ends, False)) >= 0:
                 read[i] = collect(chunks[i], format, lean=True)
@@ -170,7 +170,7 @@ def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, pr
     while the workers finish. Chunks of a worker that died are read again here."""
     n = min(len(files), sum(map(_size, files)) // CHUNK_BYTES) if workers > 1 else 1
     if n < 2:
-        with _no_gc():
+        with no_gc():
             c = collect(files, format, progress=progress, lean=True)
         if meanwhile:
             meanwhile()
@@ -188,7 +188,7 @@ def collect_lean(files: list[str], format: str = "auto", *, workers: int = 1, pr
         proc.start()
         w.close()  # the worker holds the only writing end now: if it dies, reading ends (EOFError)
         procs.append((proc, r))
-    with _no_gc():
+    with no_gc():
         c, mine = Collector(lean=True), 0  # this process's chunks follow each other from the first
         while (i := _claim(ends, True)) >= 0:
             collect(chunks[i], format, progress=progress, lean=True, into=c)

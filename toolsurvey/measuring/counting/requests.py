@@ -4,10 +4,10 @@ each tool alone and each server's instructions alone, each with its cache key.""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...core.jsontree import compact
 from ...core.registry import Registry, Tool
 from ...errors import InputError
 from ...inputs.formats import dump
@@ -26,7 +26,7 @@ class Request:
 
 def body_bytes(body: dict) -> bytes:
     """The exact bytes sent for `body`: compact JSON, UTF-8 kept."""
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return compact(body).encode("utf-8")
 
 
 def _cache_key(provider: Provider, model: str, body: dict) -> str:

@@ -4,13 +4,12 @@ over the tools' texts and returns one score per tool for a query; 0 means "not r
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
-from pathlib import Path
 
 import numpy as np
 
+from ...core.embedding import model2vec_encoder
+from ...core.tfidf import Tfidf as TfidfRows
 from ...errors import InputError
 from .text import split_identifiers, terms
 
@@ -39,45 +38,18 @@ class BM25:
 
 
 class Tfidf:
-    """Cosine of TF-IDF vectors with the project's weights (sublinear term frequency, smoothed idf,
-    L2-normalised rows, as scikit-learn's TfidfVectorizer(sublinear_tf=True) computes them)."""
+    """Cosine of the query's and each tool's TF-IDF vectors over search terms (`terms`), by the one
+    engine (`core.tfidf`: scikit-learn's TfidfVectorizer(analyzer=terms, sublinear_tf=True) weights)."""
 
     def __init__(self, docs: list[str]):
-        counts = [Counter(terms(d)) for d in docs]
-        self._vocab: dict[str, int] = {}
-        for c in counts:
-            for w in c:
-                self._vocab.setdefault(w, len(self._vocab))
-        n, v = len(docs), len(self._vocab)
-        df = np.zeros(v)
-        rows, cols, vals = [], [], []
-        for i, c in enumerate(counts):
-            for w, k in c.items():
-                rows.append(i), cols.append(self._vocab[w]), vals.append(math.log(k) + 1.0)
-        cols_a = np.asarray(cols, dtype=np.int64)
-        np.add.at(df, cols_a, 1.0)
-        self._idf = np.log((n + 1) / (df + 1.0)) + 1.0
-        data = np.asarray(vals) * self._idf[cols_a] if vals else np.zeros(0)
-        rows_a = np.asarray(rows, dtype=np.int64)
-        norm = np.sqrt(np.bincount(rows_a, weights=data * data, minlength=n)) if n else np.zeros(0)
-        data = data / np.where(norm > 0, norm, 1.0)[rows_a] if len(data) else data
-        # by term: the rows that hold it and their weights, for a sparse query x documents product
-        order = np.argsort(cols_a, kind="stable")
-        self._ptr = np.concatenate(([0], np.cumsum(np.bincount(cols_a, minlength=v)))).astype(np.int64)
-        self._rows, self._data, self._n = rows_a[order], data[order], n
+        self._n = len(docs)
+        try:
+            self._engine: TfidfRows | None = TfidfRows(docs, max_features=None, analyzer=terms)
+        except ValueError:  # no tool has a search term: every score is 0
+            self._engine = None
 
     def scores(self, query: str) -> np.ndarray:
-        c = Counter(t for t in terms(query) if t in self._vocab)
-        out = np.zeros(self._n)
-        if not c:
-            return out
-        ids = np.fromiter((self._vocab[w] for w in c), dtype=np.int64, count=len(c))
-        w = np.fromiter((math.log(k) + 1.0 for k in c.values()), dtype=np.float64, count=len(c)) * self._idf[ids]
-        w /= np.linalg.norm(w)
-        for t, wt in zip(ids, w, strict=True):
-            a, b = self._ptr[t], self._ptr[t + 1]
-            np.add.at(out, self._rows[a:b], wt * self._data[a:b])
-        return out
+        return self._engine.scores(query) if self._engine is not None else np.zeros(self._n)
 
 
 def regex_pattern(query: str) -> str:
@@ -114,22 +86,8 @@ class Embedding:
     a cosine of 0 or less counts as not retrieved."""
 
     def __init__(self, docs: list[str], model: str | None):
-        if not model or not Path(model).is_dir():
-            raise InputError(f"retrieval method 'embedding' needs the directory of a model2vec model on this "
-                             f"machine (--model DIR); found {model!r}. Nothing is downloaded")
-        try:
-            from model2vec import StaticModel  # optional: pip install 'toolsurvey[embeddings]'
-        except ImportError:
-            raise InputError("retrieval method 'embedding' needs model2vec: pip install 'toolsurvey[embeddings]'") from None
-        try:
-            self._model = StaticModel.from_pretrained(model)
-        except Exception as e:  # a directory that is not a model2vec model: say so, do not guess
-            raise InputError(f"could not load a model2vec model from {model}: {e}") from None
+        self._encode = model2vec_encoder(model, purpose="retrieval method 'embedding'", setting="--model DIR")
         self._docs = self._encode(docs)
-
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        x = np.asarray(self._model.encode(texts), dtype=np.float64)
-        return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
     def scores(self, query: str) -> np.ndarray:
         return np.maximum(self._docs @ self._encode([query])[0], 0.0)

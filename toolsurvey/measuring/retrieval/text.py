@@ -5,21 +5,13 @@ parameter names and descriptions (what Anthropic's tool search searches); identi
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-from ...core.assumptions import bundled_text
 from ...core.registry import Tool
+from ...core.tfidf import TOKEN, stop_words
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[_\-]+")
-TOKEN = re.compile(r"(?u)\b\w\w+\b")  # bm25s's and scikit-learn's default token pattern
 MAX_DEPTH = 32  # schema nesting walked for parameter names (deeper levels are ignored)
-
-
-@lru_cache(maxsize=1)
-def stop_words() -> frozenset[str]:
-    """The English stop words (scikit-learn's list, assumptions/english_stop_words.txt)."""
-    return frozenset(w for w in bundled_text("english_stop_words.txt").split("\n") if w and not w.startswith("#"))
 
 
 def split_identifiers(text: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...advice.deferral import deferred_searches, describe_search, price_search
+from ...core.text import plural
 from ...errors import ToolsurveyError
 from ...inputs.usage import unused
 from ...measuring.footprint import tools_only
@@ -120,7 +121,7 @@ def levers(inp: Inputs) -> list[tuple[str, float]]:
     never = unused(inp.usage) if inp.usage is not None else []
     if never:
         keep = {(t.server, t.name) for t in inp.reg} - set(never)
-        try_change(f"Remove the {len(never)} tool{'s' if len(never) != 1 else ''} the usage log shows "
+        try_change(f"Remove the {plural(len(never), 'tool')} the usage log shows "
                    "were never called",
                    reg=inp.reg.filter(lambda t: (t.server, t.name) in keep))
     out += _findings_lever(inp)

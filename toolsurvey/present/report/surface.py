@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...advice.pricing import price_findings
+from ...core.severity import at_least
 from ...measuring.footprint import by_server, tools_only
 from .document import Section, Table
 from .inputs import Inputs, priced, token_rate
@@ -41,7 +42,7 @@ def findings_section(inp: Inputs) -> Section:
         s.tables += _costly_tables(inp, costly, rate)
     counts = f.groupby(["severity", "impact"]).size().rename("findings").reset_index()
     s.tables.append(Table("findings_count", "All findings by severity and kind of impact", counts))
-    serious = f[f["severity"].isin(["poisoning", "error"])]
+    serious = f[[at_least(v, "error") for v in f["severity"]]]
     if not serious.empty:
         s.tables.append(Table("findings_serious", "Security and error findings (fix these first)",
                               serious[["severity", "rule", "server", "tool", "evidence", "fix"]].reset_index(drop=True)))

@@ -1,25 +1,36 @@
-"""TF-IDF rows and cosine nearest neighbours with numpy alone, so the core install needs neither scipy
-nor scikit-learn (about 190 MB). The weights are scikit-learn's `TfidfVectorizer(stop_words="english",
-sublinear_tf=True)`: tests/advice/test_tfidf.py checks them, and the neighbours, against scikit-learn."""
+"""TF-IDF rows, their cosines and a query's scores with numpy alone, so the core install needs neither
+scipy nor scikit-learn (about 190 MB). The one engine of the similarity audit (advice.similarity) and
+the tool search (measuring.retrieval). The weights are scikit-learn's
+`TfidfVectorizer(stop_words="english", sublinear_tf=True)`, or with `analyzer=` a callable as
+scikit-learn's `analyzer=`: tests/core/test_tfidf.py checks rows, cosines and query scores against it."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
 
-from ...core.assumptions import bundled_text
+from .assumptions import bundled_text
 
-_TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
+TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's (and bm25s's) default token pattern
 BLOCK = 1 << 22  # cells (similarities or expanded postings) held at once per slice of rows: tens of MB
 
 
 @lru_cache(maxsize=1)
 def stop_words() -> frozenset[str]:
+    """The English stop words (scikit-learn's list, assumptions/english_stop_words.txt)."""
     text = bundled_text("english_stop_words.txt")
     return frozenset(w for w in text.split("\n") if w and not w.startswith("#"))
+
+
+def words(text: str) -> list[str]:
+    """scikit-learn's default analysis: lower case, words of two or more characters, no stop words."""
+    stop = stop_words()
+    return [w for w in TOKEN.findall(text.lower()) if w not in stop]
 
 
 def _spread(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
@@ -33,31 +44,37 @@ def _spread(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
 
 class Tfidf:
     """L2-normalised TF-IDF rows of some texts, stored by row (CSR: `indptr`, `indices`, `data`, terms
-    sorted within a row) and by term (`tptr`, `trows`, `tdata`); a dot product of two rows is their cosine."""
+    sorted within a row) and by term (`tptr`, `trows`, `tdata`); a dot product of two rows is their cosine.
+    `analyzer` turns a text into its terms (default: `words`); `max_features` keeps only that many of the
+    most frequent terms (None: all). Raises ValueError when no text has a term."""
 
-    def __init__(self, texts: list[str], max_features: int = 50000):
-        stop, vocab, counts = stop_words(), {}, []
+    def __init__(self, texts: list[str], max_features: int | None = 50000,
+                 analyzer: Callable[[str], list[str]] = words):
+        vocab: dict[str, int] = {}
+        counts = []
         for text in texts:
             row: dict[int, int] = {}
-            for w in _TOKEN.findall(text.lower()):
-                if w not in stop:
-                    t = vocab.setdefault(w, len(vocab))
-                    row[t] = row.get(t, 0) + 1
+            for w in analyzer(text):
+                t = vocab.setdefault(w, len(vocab))
+                row[t] = row.get(t, 0) + 1
             counts.append(row)
         if not vocab:
             raise ValueError("every text is empty or only stop words")
-        words = list(vocab)
-        total = np.zeros(len(words))
+        self.analyzer = analyzer
+        names = list(vocab)
+        total = np.zeros(len(names))
         for row in counts:
             for t, c in row.items():
                 total[t] += c
-        keep = np.arange(len(words))
-        if len(words) > max_features:  # the most frequent terms over all texts (ties: first in the alphabet)
-            alpha = np.argsort(np.array(words, dtype=object), kind="stable")
+        keep = np.arange(len(names))
+        # over max_features: the most frequent terms over all texts (ties: first in the alphabet)
+        if max_features is not None and len(names) > max_features:
+            alpha = np.argsort(np.array(names, dtype=object), kind="stable")
             keep = alpha[np.argsort(-total[alpha], kind="stable")[:max_features]]
-        column = np.full(len(words), -1, dtype=np.int64)
-        kept = sorted(keep.tolist(), key=words.__getitem__)  # columns in alphabetical order, as scikit-learn
+        column = np.full(len(names), -1, dtype=np.int64)
+        kept = sorted(keep.tolist(), key=names.__getitem__)  # columns in alphabetical order, as scikit-learn
         column[kept] = np.arange(len(kept))
+        self.vocabulary = {names[t]: j for j, t in enumerate(kept)}  # term -> column
         self.n, self.v = len(texts), len(kept)
         lens, indices, tf = np.zeros(self.n, dtype=np.int64), [], []
         for i, row in enumerate(counts):
@@ -68,7 +85,7 @@ class Tfidf:
         self.indptr = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
         self.indices = np.asarray(indices, dtype=np.int64)
         self.df = np.bincount(self.indices, minlength=self.v)
-        idf = np.log((self.n + 1) / (self.df + 1.0)) + 1.0  # smoothed: as if one more text held every term
+        self.idf = idf = np.log((self.n + 1) / (self.df + 1.0)) + 1.0  # smoothed: as if one more text held every term
         data = np.asarray(tf, dtype=np.float64) * idf[self.indices]
         rows = np.repeat(np.arange(self.n), lens)
         norm = np.sqrt(np.bincount(rows, weights=data * data, minlength=self.n))
@@ -78,6 +95,22 @@ class Tfidf:
         self.trows, self.tdata = rows[order], self.data[order]
         self._keys = rows * self.v + self.indices  # sorted: rows in order, terms sorted within a row
         self._dense: tuple[int, np.ndarray] | None = None
+
+    def scores(self, query: str) -> np.ndarray:
+        """The cosine of every row with the TF-IDF vector of `query` (its terms weighted with the rows'
+        idf, terms no row has left out), as scikit-learn's `transform([query]) @ rows.T`; all 0 when the
+        query shares no term with the rows."""
+        c = Counter(t for t in self.analyzer(query) if t in self.vocabulary)
+        out = np.zeros(self.n)
+        if not c:
+            return out
+        ids = np.fromiter((self.vocabulary[w] for w in c), dtype=np.int64, count=len(c))
+        w = np.fromiter((math.log(k) + 1.0 for k in c.values()), dtype=np.float64, count=len(c)) * self.idf[ids]
+        w /= np.linalg.norm(w)
+        for t, wt in zip(ids.tolist(), w.tolist(), strict=True):
+            span = slice(self.tptr[t], self.tptr[t + 1])
+            np.add.at(out, self.trows[span], wt * self.tdata[span])
+        return out
 
     def cosines(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The cosine of rows a[i] and b[i] for every i: their products summed term by term, in term order."""
@@ -152,31 +185,3 @@ class Tfidf:
                 start, used = i, 0.0
             used += c
         return out + [slice(start, len(rows))] if len(rows) else out
-
-
-def top_k(sims: np.ndarray, own: np.ndarray, k: int, positive: bool, exact=None,
-          slack: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of each row's `k` largest similarities, leaving out column own[row] (itself); ties
-    go to the lower column. `positive`: only similarities above 0 (a cosine of 0 shares nothing).
-    `sims` may be approximate, within `slack` of the exact values that `exact(rows, columns)` returns:
-    it screens the candidates, and the exact values choose among them. `sims` is overwritten."""
-    r, c = sims.shape
-    sims[np.arange(r), own] = -np.inf
-    k = min(k, c - 1)
-    if k <= 0 or r == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    # a bound no higher than each row's k-th largest: the k-th largest of every other column, less twice
-    # the slack (selecting in whole rows costs more; in fewer columns, more candidates need exact values)
-    sample = sims[:, ::2] if c >= 16 * k else sims
-    bound = -np.partition(-sample, k - 1, axis=1)[:, k - 1] - 2 * slack
-    if positive:
-        bound = np.maximum(bound, 1e-12 - slack)
-    rr, cc = np.divmod(np.flatnonzero(sims >= bound[:, None]), c)  # flat: several times faster than by row
-    val = sims[rr, cc] if exact is None else exact(rr, cc)
-    if positive:
-        keep = val > 1e-12
-        rr, cc, val = rr[keep], cc[keep], val[keep]
-    order = np.lexsort((-val, rr))  # stable: within a row and a value, columns stay ascending
-    rr, cc = rr[order], cc[order]
-    take = np.arange(len(rr)) - np.searchsorted(rr, rr) < k
-    return rr[take], cc[take]

@@ -1,17 +1,17 @@
-"""The numpy TF-IDF and neighbour search against independent oracles: scikit-learn's TfidfVectorizer
-(a dev dependency only) on the folded texts of 2,311 real tools (with ../shared/data), and a brute-force
-dense top-k."""
+"""The neighbour search over TF-IDF rows and embeddings against a brute-force dense top-k, with
+scikit-learn's TfidfVectorizer (a dev dependency only) giving the exact cosines of the folded texts of
+2,311 real tools (with ../shared/data)."""
 
 import numpy as np
 import pytest
 from _public_data import load_real_tools
 from conftest import shared
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
+from sklearn.feature_extraction.text import TfidfVectorizer
 
 from toolsurvey.advice.similarity.folding import Folder
-from toolsurvey.advice.similarity.neighbours import nearest_in, neighbours, tfidf
-from toolsurvey.advice.similarity.tfidf import Tfidf, stop_words, top_k
+from toolsurvey.advice.similarity.neighbours import nearest_in, neighbours, top_k
 from toolsurvey.advice.thresholds import load_config
+from toolsurvey.core.tfidf import Tfidf
 
 
 @pytest.fixture(scope="module")
@@ -23,58 +23,8 @@ def texts():
     return out
 
 
-def dense(x: Tfidf) -> np.ndarray:
-    out = np.zeros((x.n, x.v))
-    for i in range(x.n):
-        span = slice(x.indptr[i], x.indptr[i + 1])
-        out[i, x.indices[span]] = x.data[span]
-    return out
-
-
 def sklearn_rows(texts, **kw):
     return TfidfVectorizer(stop_words="english", sublinear_tf=True, dtype=np.float64, **kw).fit_transform(texts)
-
-
-def test_stop_words_are_scikit_learns():
-    assert stop_words() == ENGLISH_STOP_WORDS
-
-
-def test_weights_match_scikit_learn_on_real_tool_texts(texts):
-    x, want = Tfidf(texts), sklearn_rows(texts)
-    assert x.v == want.shape[1]
-    np.testing.assert_allclose(dense(x), want.toarray(), rtol=0, atol=1e-15)
-
-
-def test_max_features_keeps_the_most_frequent_terms_like_scikit_learn():
-    texts = ["alpha alpha alpha beta beta gamma", "alpha beta delta delta delta delta", "epsilon alpha"]
-    x, want = Tfidf(texts, max_features=3), sklearn_rows(texts, max_features=3)
-    np.testing.assert_allclose(dense(x), want.toarray(), rtol=0, atol=1e-15)  # alpha 5, delta 4, beta 3
-
-
-def test_only_stop_words_or_nothing_gives_no_rows():
-    assert tfidf(["", "the and of", "a"]) is None
-
-
-def test_pair_cosines_match_scikit_learn(texts):
-    x, want = Tfidf(texts), sklearn_rows(texts)
-    rng = np.random.default_rng(0)
-    a, b = rng.integers(0, len(texts), 5000), rng.integers(0, len(texts), 5000)
-    expected = np.asarray(want[a].multiply(want[b]).sum(axis=1)).ravel()
-    np.testing.assert_allclose(x.cosines(a, b), expected, rtol=0, atol=1e-15)
-    assert (x.cosines(a, a)[np.diff(x.indptr)[a] > 0] == pytest.approx(1.0))
-
-
-def test_similarities_by_product_and_by_postings_are_within_their_slack_of_the_dense_product(texts):
-    """On 2,311 texts, terms in more than 16 rows go through the (float32) matrix product, the rest
-    through their postings: both halves are exercised, and every entry is within `slack` of the exact
-    cosine, the bound the neighbour search relies on to keep every true neighbour a candidate."""
-    x, want = Tfidf(texts), sklearn_rows(texts)
-    limit, frequent = x._frequent()
-    assert 0 < frequent.shape[1] < x.v and (x.df <= limit).any()
-    rows, cols = np.arange(0, len(texts), 3), np.arange(1, len(texts), 2)
-    error = np.abs(x.similarities(rows, cols) - (want[rows] @ want[cols].T).toarray())
-    assert error.max() < x.slack < 1e-4
-    assert error.max() > 0  # float32: the screen is not exact, the chosen neighbours are (below)
 
 
 def brute_top_k(sims: np.ndarray, k: int, positive: bool) -> set[tuple[int, int]]:
