@@ -13,7 +13,6 @@ import pandas as pd
 from ..errors import InputError
 from ..inputs.traces.billing import price_of, rates
 from ..inputs.traces.tables import Traces
-from ..providers.prices import load_prices
 from .context import Context
 from .cost import row_parameters
 from .fit import fit_scenario, fitted_rules
@@ -141,7 +140,7 @@ def _subagent_for(sc: Scenario, model: str) -> Subagent:
 def _billed_parts(r: pd.DataFrame, sc: Scenario) -> pd.DataFrame:
     """Each request's billed dollars per component (NaN for a model with no price), at the bill's rates
     (`billing.rates`) and the scenario's prices."""
-    prices = load_prices(sc.price_file, overrides=sc.prices)
+    prices = sc.price_table()
     out = pd.DataFrame(np.nan, columns=list(PARTS), index=r.index)
     for model, g in r.groupby("model", sort=False):
         try:
