@@ -37,7 +37,7 @@ def test_broken_lines_are_reported_with_numbers_and_the_rest_read(tmp_path):
     u = load_usage(p)
     assert list(u.calls["tool"]) == ["list_alerts", "query_logs"]
     assert list(u.calls["line"]) == [1, 5]
-    assert [m.split(":")[0] for m in u.problems] == ["line 2", "line 3", "line 4"]
+    assert [m.split(":")[0] for m in u.warnings] == ["line 2", "line 3", "line 4"]
 
 
 def test_unknown_and_ambiguous_tools_are_reported(tmp_path):
@@ -67,7 +67,7 @@ def test_missing_timestamps_count_in_totals_but_not_in_a_window():
              {"tool": "list_alerts", "timestamp": "2026-06-01T00:00:00Z"},  # older than 90 days
              {"tool": "list_alerts"}]
     u = load_usage(calls)
-    assert "1 of 3 calls have no timestamp" in u.problems[-1]
+    assert "1 of 3 calls have no timestamp" in u.warnings[-1]
     assert summarize(u, REG, window_days=None).set_index("tool").loc["list_alerts", "calls"] == 3
     s = summarize(u, REG, window_days=90)
     assert s.set_index("tool").loc["list_alerts", "calls"] == 1
@@ -167,7 +167,7 @@ def test_sample_log_is_what_the_generator_writes(tmp_path):
 def test_sample_log_shape():
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
     u = load_usage(DATA / "usage" / "ops_assistant.jsonl")
-    assert u.problems == []
+    assert u.warnings == []
     s = summarize(u, reg)
     counts = s["status"].value_counts().to_dict()
     assert counts["never called"] == 19 and counts.get("unknown", 0) == 0

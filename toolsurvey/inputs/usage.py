@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.deprecation import deprecated
 from ..core.files import NotJSONNumber, position, read_text, strict_loads
 from ..core.registry import Registry
 from ..core.tokens import DEFAULT_ENCODING, count
@@ -39,17 +40,23 @@ _ERRORS = {"error", "failed", "failure", "err", "false", "exception", "timeout"}
 
 @dataclass
 class Usage:
-    """Calls from a log, one row each (see COLUMNS), and the problems met while reading it."""
+    """Calls from a log, one row each (see COLUMNS), and the warnings met while reading it."""
 
     calls: pd.DataFrame
-    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     source: str = ""
+
+    @property
+    def problems(self) -> list[str]:
+        """Deprecated name of `warnings` (kept for one release)."""
+        deprecated("Usage.problems", "Usage.warnings")
+        return self.warnings
 
     def __len__(self) -> int:
         return len(self.calls)
 
     def __repr__(self) -> str:
-        return f"<Usage {len(self)} calls from {self.source or 'records'}, {len(self.problems)} problems>"
+        return f"<Usage {len(self)} calls from {self.source or 'records'}, {len(self.warnings)} warnings>"
 
 
 def _first(rec: dict, key: str) -> Any:
@@ -229,7 +236,7 @@ def summarize(usage: Usage, reg: Registry | None = None, *, window_days: float |
     `window_days=None` counts every call. Problems go to `.attrs["problems"]`.
     Raises InputError for a negative window.
     """
-    problems = list(usage.problems)
+    problems = list(usage.warnings)
     if reg is not None:
         calls, more = resolve(usage, reg)
         problems += more
