@@ -93,7 +93,8 @@ def test_report_takes_scenario_changes_as_simulate_does():
 
 
 @pytest.mark.parametrize("old", ["`toolsurvey.check()`", "`plan(..., delete_unused=)`", "`Usage.problems`",
-                                 "`TraceQueries.notes`", 'calibration["key"]'])
+                                 "`TraceQueries.notes`", 'calibration["key"]',
+                                 "`measure_responses(URL, headers=..., timeout=...)`"])
 def test_changelog_lists_each_deprecated_name(old):
     listed = _unreleased_deprecated()
     assert re.sub(r"[`\s]", "", old) in re.sub(r"[`\s]", "", listed)
