@@ -45,7 +45,8 @@ def test_unknown_and_ambiguous_tools_are_reported(tmp_path):
                          {"tool": "get_user"}, {"tool": "get_user", "server": "comms"}])
     s = summarize(load_usage(p), REG, window_days=None)
     assert s.set_index("tool").loc["drop_database", "status"] == "unknown"
-    problems = " | ".join(s.attrs["problems"])
+    problems = " | ".join(s.attrs["warnings"])
+    assert s.attrs["problems"] is s.attrs["warnings"]  # the name before 0.7, kept for one release
     assert "2 call(s) to drop_database, which the registry does not have" in problems
     assert "1 call(s) to get_user give no server, and comms, legacy all define it" in problems
     by_key = s.set_index(["server", "tool"])["calls"]
@@ -71,13 +72,13 @@ def test_missing_timestamps_count_in_totals_but_not_in_a_window():
     assert summarize(u, REG, window_days=None).set_index("tool").loc["list_alerts", "calls"] == 3
     s = summarize(u, REG, window_days=90)
     assert s.set_index("tool").loc["list_alerts", "calls"] == 1
-    assert any("without a timestamp left out" in m for m in s.attrs["problems"])
+    assert any("without a timestamp left out" in m for m in s.attrs["warnings"])
 
 
 def test_no_timestamps_at_all_ignores_the_window():
     s = summarize(load_usage([{"tool": "list_alerts"}] * 2), REG, window_days=30)
     assert s.set_index("tool").loc["list_alerts", "calls"] == 2
-    assert any("window is ignored" in m for m in s.attrs["problems"])
+    assert any("window is ignored" in m for m in s.attrs["warnings"])
 
 
 def test_window_end_and_unix_seconds():

@@ -233,7 +233,8 @@ def summarize(usage: Usage, reg: Registry | None = None, *, window_days: float |
     status (`never called`, `rarely called`, `called`, or `unknown` for tools the registry lacks).
 
     The window is the `window_days` days up to `end` (default: the last timestamp in the log);
-    `window_days=None` counts every call. Problems go to `.attrs["problems"]`.
+    `window_days=None` counts every call. Warnings go to `.attrs["warnings"]` (and, for one release,
+    to `.attrs["problems"]`, the same list: its name before 0.7).
     Raises InputError for a negative window.
     """
     problems = list(usage.warnings)
@@ -276,7 +277,7 @@ def summarize(usage: Usage, reg: Registry | None = None, *, window_days: float |
     cols = ["server", "tool", "status", "calls", "share", "repeated", "repeated_share", "errors",
             "response_tokens_mean", "response_tokens_total", "first_call", "last_call"]
     out = out[cols].sort_values(["calls", "server", "tool"], ascending=[False, True, True], kind="stable")
-    out.attrs.update(problems=problems, window_days=window_days, rare=rare, calls=total,
+    out.attrs.update(warnings=problems, problems=problems, window_days=window_days, rare=rare, calls=total,
                      repeated_share=float(calls["repeated"].mean()) if len(calls) else 0.0,
                      start=calls["timestamp"].min(), end=calls["timestamp"].max())
     return out.reset_index(drop=True)

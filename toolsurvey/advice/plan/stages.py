@@ -98,7 +98,7 @@ def delete_unused_tools(st: PlanState, enabled: bool) -> None:
     scenario shows). Raises InputError when that would delete every tool."""
     unused, st.summary = _unused(st) if enabled else ([], None)
     if st.summary is not None:
-        st.warnings += st.summary.attrs["problems"]
+        st.warnings += st.summary.attrs["warnings"]
     if unused and len(unused) == len(st.reg):
         window = f"in the last {st.window_days:g} days" if st.window_days else "anywhere in it"
         raise InputError(f"the usage log calls none of the {len(st.reg):,} tools {window}, so the plan would "
