@@ -13,6 +13,7 @@ from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..errors import InputError
 from ..inputs.scenario_files import PriceFile, price_file, toml_doc
 from ..measuring.calibration import Calibration, load_calibration
+from ..providers.catalog import default_model
 from ..providers.prices import Price, load_prices
 from .accuracy import AccuracyCurve, bundled_curve, curve_from_mapping, load_accuracy
 from .dist import Dist, as_dist, nonneg
@@ -65,7 +66,7 @@ class Phases(tuple):
 class Scenario:
     """Every assumption of a per-task cost run; see docs/simulation.md for what each field means."""
 
-    model: str = "claude-sonnet-4-5"
+    model: str = default_model()       # providers.toml: the default model of its scenario_provider
     steps: Any = 9                     # requests per task, the final answer included (number or Dist)
     visible: int | None = None         # cap on the tools visible at any step
     strategy: str = "all"
