@@ -115,6 +115,9 @@ def test_apply_by_hand():
                       parts={"description": {"ratio": 1.25}, "schema": {"ratio": 0.9},
                              "param_descriptions": {"ratio": None}, "rest": {"ratio": 2.0}},
                       tools={"ratio": 1.1}, overhead={"exact": 300})
+    # a cache key (simulate's measured tables): equal only when every figure is
+    same, other = dataclasses.replace(cal), dataclasses.replace(cal, tools={"ratio": 1.2})
+    assert cal == same and hash(cal) == hash(same) and cal != other and len({cal, same, other}) == 2
     out = apply_calibration(table, cal)
     # 10 x 1.25, 20 x 0.9, 7 x 1.1 (no ratio: the overall one), name and structure x 2
     assert out.iloc[0][["description", "schema", "param_descriptions", "name", "structure"]].tolist() == [12, 18, 8, 6, 4]

@@ -40,25 +40,34 @@ COLUMN_RATIO = {"description": "description", "param_descriptions": "param_descr
                 "output_schema": "rest", "other": "rest", "structure": "rest"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Calibration:
     """Exact vs offline tokens by part for one provider and model (`calibrate`), or read from the
     JSON file `save_calibration` writes (`load_calibration`; `file` names it). `as_dict()` is that
-    file's layout. Compares as its provider, model, date, encoding, rendering and file."""
+    file's layout. Two are equal when every field is (it is hashable: a cache key)."""
 
     provider: str
     model: str
     date: str
     encoding: str
     render: str
-    parts: Mapping[str, Mapping[str, Any]] = field(compare=False)       # part -> offline, exact, ratio
-    tools: Mapping[str, Any] = field(compare=False)                     # all tools: offline, exact, ratio
-    overhead: Mapping[str, Any] = field(default_factory=dict, compare=False)  # offline, exact, method
-    registry: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    requests: Mapping[str, Any] = field(default_factory=dict, compare=False)
-    per_tool_ratio: Mapping[str, float] = field(default_factory=dict, compare=False)
-    method: str = field(default="", compare=False)
+    parts: Mapping[str, Mapping[str, Any]]        # part -> offline, exact, ratio
+    tools: Mapping[str, Any]                      # all tools: offline, exact, ratio
+    overhead: Mapping[str, Any] = field(default_factory=dict)  # offline, exact, method
+    registry: Mapping[str, Any] = field(default_factory=dict)
+    requests: Mapping[str, Any] = field(default_factory=dict)
+    per_tool_ratio: Mapping[str, float] = field(default_factory=dict)
+    method: str = ""
     file: str = ""  # the file it was read from; "" when just measured
+
+    def _key(self) -> tuple[str, str]:
+        return json.dumps(self.as_dict(), sort_keys=True, default=str), self.file
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Calibration) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def __str__(self) -> str:
         return self.file or f"a calibration to {self.provider}:{self.model} ({self.date})"
