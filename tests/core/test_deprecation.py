@@ -42,6 +42,7 @@ def test_check_is_check_budget():
 
 @pytest.mark.parametrize("switch, stages", [
     ({"merge": False}, ("delete", "trim", "defer")),
+    ({"delete_unused": False}, ("merge", "trim", "defer")),
     ({"trim": False, "defer": False}, ("delete", "merge")),
 ])
 def test_plan_switches_are_stages(switch, stages):
