@@ -127,3 +127,30 @@ def test_no_model_module_reads_a_file():
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "open":
                 found.append(f"{path.name}:{node.lineno} calls open")
     assert found == []
+
+
+def test_a_price_file_given_to_the_command_is_read_once(cli, tmp_path, monkeypatch):
+    """`simulate --prices FILE --samples N` sweeps and then simulates again for the percentiles: the
+    file is read once, at the edge (it was read by each before; a URL was fetched twice)."""
+    from toolsurvey.inputs import scenario_files
+
+    _, _, prices = _files(tmp_path)
+    reads = []
+    real = scenario_files.load_prices
+    monkeypatch.setattr(scenario_files, "load_prices", lambda source: reads.append(source) or real(source))
+    code, out, err = cli("simulate", "--model", "acme-1", "--tool-tokens", "10", "--registry-size", "50",
+                         "--steps", "3", "--samples", "20", "--prices", str(prices), "--format", "json")
+    assert code == 0, err
+    assert reads == [str(prices)] and json.loads(out)["assumptions"]["price_file"] == str(prices)
+
+
+def test_read_files_reads_each_file_field_once_for_many_scenarios(tmp_path):
+    from toolsurvey.model.scenario import read_files
+
+    phases, _, prices = _files(tmp_path)
+    changes = read_files({"price_file": str(prices), "phases": phases, "steps": 3})
+    prices.unlink()
+    phases.unlink()
+    assert changes["steps"] == 3 and isinstance(changes["price_file"], PriceFile)
+    many = [ts.Scenario(strategy="phases", **changes).changed(model=m) for m in ("acme-1", "gpt-4o")]
+    assert all(len(sc.phase_list()) == 2 and "acme-1" in sc.price_table() for sc in many)

@@ -90,7 +90,7 @@ def parse_list(text: str, name: str, *, kind=int, low: int = 1, high: int | None
 
 def grid(args: argparse.Namespace) -> tuple[object, dict]:
     """The base scenario and the swept fields from the options."""
-    from ..model.scenario import Scenario, load_scenario
+    from ..model.scenario import Scenario, load_scenario, read_files
     from ._args import MAX_STEPS
 
     base = load_scenario(args.scenario) if args.scenario else Scenario()
@@ -114,7 +114,7 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
         axes["phases"] = args.phases
     if args.core:
         axes["core"] = tuple(parse_list(args.core, "core", kind=str))
-    return base, axes
+    return base, read_files(axes)  # each file read once, here at the edge
 
 
 def run(args: argparse.Namespace) -> int:

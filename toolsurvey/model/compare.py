@@ -16,7 +16,7 @@ from ..inputs.traces.tables import Traces
 from .context import Context
 from .cost import row_parameters
 from .fit import fit_scenario, fitted_rules
-from .scenario import Scenario
+from .scenario import Scenario, read_files
 from .session import PARTS, price_session, thread_scenario
 from .subagents import Subagent
 from .trace_shapes import MAIN, requests_table, trace_threads
@@ -58,6 +58,7 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     sessions = sorted(r["session"].unique())
     if cv and len(sessions) < 2:
         raise InputError(f"leaving one session out needs at least two sessions; the traces hold {len(sessions)}")
+    changes = read_files(changes)  # a price file is read once, not once per fitted scenario
     sc = (scenario if scenario is not None else fit_scenario(tr)).changed(**changes)
     billed = _billed_parts(r, sc)
     priced = billed.notna().all(axis=1)

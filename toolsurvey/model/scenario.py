@@ -288,6 +288,19 @@ class Scenario:
         return out
 
 
+FILE_FIELDS = ("phases", "accuracy_curve", "calibration", "price_file")  # a path here is read when made
+
+
+def read_files(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`changes` (scenario fields) with each file path read into its value, for a call that applies
+    them to many scenarios: each file is then read once, not once per scenario."""
+    given = {k: changes[k] for k in FILE_FIELDS if isinstance(changes.get(k), (str, os.PathLike))}
+    if not given:
+        return dict(changes)
+    read = Scenario(**given)
+    return {**changes, **{k: getattr(read, k) for k in given}}
+
+
 def _phase(d: Any, origin: str) -> Phase:
     if not isinstance(d, Mapping) or "name" not in d:
         raise InputError(f"{origin}: each phase needs a name, found {d!r}")
