@@ -154,3 +154,14 @@ def test_read_files_reads_each_file_field_once_for_many_scenarios(tmp_path):
     assert changes["steps"] == 3 and isinstance(changes["price_file"], PriceFile)
     many = [ts.Scenario(strategy="phases", **changes).changed(model=m) for m in ("acme-1", "gpt-4o")]
     assert all(len(sc.phase_list()) == 2 and "acme-1" in sc.price_table() for sc in many)
+
+
+def test_the_command_takes_a_phases_file_and_prints_it_as_given(cli):
+    """--phases stays a path on the command line's grid (a tuple there would be an axis)."""
+    reg, phases = ROOT / "data" / "registries" / "ops_assistant.json", ROOT / "data" / "phases" / "ops_assistant.toml"
+    code, out, err = cli("simulate", reg, "--strategy", "phases", "--phases", phases, "--samples", "20",
+                         "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["assumptions"]["phases"] == str(phases) and len(doc["rows"]) == 1
+    assert doc["assumptions"]["visible_set"] == "phases (investigate x5, act x3, escalate x1; then last)"

@@ -114,7 +114,9 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
         axes["phases"] = args.phases
     if args.core:
         axes["core"] = tuple(parse_list(args.core, "core", kind=str))
-    return base, read_files(axes)  # each file read once, here at the edge
+    # A price or calibration file is read once, here at the edge (a phases path stays a path: sweep
+    # takes a tuple for an axis, and reads the path once as a fixed value).
+    return base, {**axes, **read_files({k: axes[k] for k in ("price_file", "calibration") if k in axes})}
 
 
 def run(args: argparse.Namespace) -> int:
