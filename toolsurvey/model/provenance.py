@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from ..core.assumptions import newest_as_of
 from ..core.version import version
+from ..inputs.scenario_files import curve_doc
 from ..providers.constants import provider_constants
 from ..providers.litellm import litellm_source
-from .accuracy import bundled_curve
 
 
 def provenance() -> dict[str, str]:
@@ -18,7 +18,7 @@ def provenance() -> dict[str, str]:
     prices = litellm_source()
     return {"version": version(), "prices": prices["name"], "prices_as_of": prices["as_of"],
             "providers_as_of": newest_as_of(provider_constants()),
-            "accuracy_curve_as_of": bundled_curve().as_of}
+            "accuracy_curve_as_of": str(curve_doc(None, "accuracy.toml", "accuracy curve")[0]["as_of"])}
 
 
 def data_lines(p: dict[str, str]) -> list[str]:
