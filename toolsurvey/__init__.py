@@ -51,10 +51,12 @@ _EXPORTS = {
     "apply_calibration": "measuring.calibration",
     "load_calibration": "measuring.calibration",
     "save_calibration": "measuring.calibration",
+    "Calibration": "measuring.calibration",
     "discover": "inputs.discovery.run",
     "diff": "advice.diff",
     "Diff": "advice.diff",
-    "check": "advice.budget",
+    "check": "advice.budget",  # deprecated: check_budget
+    "check_budget": "advice.budget",
     "Breach": "advice.budget",
     "report": "present.report.build",
     "audit": "advice.audit.run",

@@ -208,7 +208,7 @@ def test_trim_applies_real_strategies_to_logged_payloads():
     items = [{"id": i, "title": f"alert {i}", "labels": {"team": "core", "env": "prod"}, "body": "x " * 50}
              for i in range(30)]
     log = load_usage([{"tool": "search_logs", "response": items}] * 4 + calls("list_alerts", tokens=50))
-    p = plan(small(), usage=log, merge=False, delete_unused=False, window_days=None,
+    p = plan(small(), usage=log, stages=("trim", "defer"), window_days=None,
              trim={"trim_when_mean_over": 100, "keep": ["[].id", "[].title"], "cap_tokens": 100000})
     [t] = [a for a in p.actions if a.kind == "trim"]
     enc = get_encoding("o200k_base")
@@ -221,8 +221,8 @@ def test_trim_applies_real_strategies_to_logged_payloads():
 def test_unphased_tools_stay_visible_or_are_hidden():
     phases = [Phase("look", tools=("search_*", "list_*"), steps=2), Phase("fix", tools=("restart_*",), steps=1)]
     log = load_usage(calls("search_logs", "list_alerts", "get_active_alerts", "restart_service", "get_owner"))
-    keep = plan(small(), usage=log, phases=phases, scenario=Scenario(steps=3), merge=False, trim=False)
-    hide = plan(small(), usage=log, phases=phases, scenario=Scenario(steps=3), merge=False, trim=False,
+    keep = plan(small(), usage=log, phases=phases, scenario=Scenario(steps=3), stages=("delete", "defer"))
+    hide = plan(small(), usage=log, phases=phases, scenario=Scenario(steps=3), stages=("delete", "defer"),
                 unphased="hide")
     # get_active_alerts and get_owner match no phase: visible everywhere, or nowhere
     assert any("match no phase" in w for w in keep.warnings)
@@ -396,7 +396,7 @@ def test_a_gate_stage_that_widens_the_scenarios_gating_is_a_cost():
     # The scenario shows 1 tool per request; the phases given show 4: the gate stage adds tokens.
     narrow = Scenario(steps=2, accuracy=False, strategy="phases", phases=[Phase("a", tools=("search_*",), steps=2)])
     wide = [Phase("look", tools=("search_*", "list_*", "get_*", "restart_*"), steps=2)]
-    p = plan(small(), scenario=narrow, phases=wide, merge=False)
+    p = plan(small(), scenario=narrow, phases=wide, stages=("delete", "trim", "defer"))
     [gate] = [a for a in p.actions if a.kind == "gate"]
     tools = {t.key: t for t in small()}
     enc = get_encoding("o200k_base")
@@ -428,7 +428,7 @@ def test_a_phase_of_the_scenario_keeps_its_last_tool():
     sc = Scenario(steps=3, strategy="phases", phases=[Phase("look", tools=("search_*", "list_*"), steps=2),
                                                       Phase("fix", tools=("restart_*",), steps=1)])
     log = calls("search_logs", "list_alerts", "get_active_alerts", "get_owner")  # restart_service never called
-    p = plan(small(), usage=log, scenario=sc, window_days=None, merge=False)
+    p = plan(small(), usage=log, scenario=sc, window_days=None, stages=("delete", "trim", "defer"))
     assert "ops/restart_service" in {t.key for t in p.after}
     assert any("only tool(s) of the scenario's phase 'fix'" in w for w in p.warnings)
 

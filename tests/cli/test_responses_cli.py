@@ -3,6 +3,7 @@ httpx.MockTransport: the real request and reading code, no socket)."""
 
 import json
 
+import pandas as pd
 import pytest
 from _mock_http import route_httpx, serve
 from _oracle import compact, ntok
@@ -78,8 +79,13 @@ def test_url_is_fetched_with_headers_that_never_appear_in_any_output(cli, sent, 
         assert code == 0, err
         assert SECRET not in out + err and "s3cr3t" not in out + err and "abc123" not in out + err
     assert sent[-1].headers["Authorization"] == SECRET  # it was sent
-    table = ts.measure_responses(url, headers=[f"Authorization: {SECRET}"])
+    payloads, _ = ts.read_payloads(url, headers=[f"Authorization: {SECRET}"])  # inputs/ fetches
+    table = ts.measure_responses(payloads)
     assert table["tokens"][0] == ntok(compact(ITEMS)) and table["tool"][0] == "items"
+    with pytest.warns(DeprecationWarning, match=r"measure_responses\(URL, headers=\.\.\., timeout=\.\.\.\) is "
+                      r"deprecated.*use measure_responses\(read_payloads\(URL"):  # the old form still fetches
+        old = ts.measure_responses(url, headers=[f"Authorization: {SECRET}"])
+    pd.testing.assert_frame_equal(old, table)
     assert table["source"][0].endswith("/api/items?access_token=<redacted>&page=<redacted>")  # every query value
     code, _, err = cli("responses", f"{API}/missing?token=abc123", "--header", f"Authorization: {SECRET}")
     assert code == 2 and "HTTP 404" in err and "abc123" not in err and "s3cr3t" not in err

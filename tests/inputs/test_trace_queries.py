@@ -47,7 +47,7 @@ def test_claude_code_prompts_and_the_mcp_tools_then_called(tmp_path):
     assert [(x.query, x.gold) for x in q] == [
         ("find the login bugs", ("tickets/search_tickets", "tickets/create_ticket")),
         ("tell the team", ("comms/notify_channel",))]
-    assert "3 prompts read; 2 called registry tools" in q.notes[0] and "Bash" in q.notes[1]
+    assert "3 prompts read; 2 called registry tools" in q.warnings[0] and "Bash" in q.warnings[1]
     ev = ts.retrieval_eval(reg(), q)
     assert ev.summary["queries"] == 2
 

@@ -39,7 +39,7 @@ def test_plan_deletes_exactly_the_tools_the_traces_never_call():
     called = {(s, t) for s, t in _called()}
     never = sorted(f"{t.server}/{t.name}" for t in ts.load(REG) if (t.server, t.name) not in called)
     assert never
-    p = plan(ts.load(REG), usage=CLAUDE, window_days=None, merge=False, phases=None)
+    p = plan(ts.load(REG), usage=CLAUDE, window_days=None, stages=("delete", "trim", "defer"), phases=None)
     deleted = sorted(a.target for a in p.actions if a.kind == "delete")
     assert deleted == never
 

@@ -37,7 +37,7 @@ def test_broken_lines_are_reported_with_numbers_and_the_rest_read(tmp_path):
     u = load_usage(p)
     assert list(u.calls["tool"]) == ["list_alerts", "query_logs"]
     assert list(u.calls["line"]) == [1, 5]
-    assert [m.split(":")[0] for m in u.problems] == ["line 2", "line 3", "line 4"]
+    assert [m.split(":")[0] for m in u.warnings] == ["line 2", "line 3", "line 4"]
 
 
 def test_unknown_and_ambiguous_tools_are_reported(tmp_path):
@@ -45,7 +45,8 @@ def test_unknown_and_ambiguous_tools_are_reported(tmp_path):
                          {"tool": "get_user"}, {"tool": "get_user", "server": "comms"}])
     s = summarize(load_usage(p), REG, window_days=None)
     assert s.set_index("tool").loc["drop_database", "status"] == "unknown"
-    problems = " | ".join(s.attrs["problems"])
+    problems = " | ".join(s.attrs["warnings"])
+    assert s.attrs["problems"] is s.attrs["warnings"]  # the name before 0.7, kept for one release
     assert "2 call(s) to drop_database, which the registry does not have" in problems
     assert "1 call(s) to get_user give no server, and comms, legacy all define it" in problems
     by_key = s.set_index(["server", "tool"])["calls"]
@@ -67,17 +68,17 @@ def test_missing_timestamps_count_in_totals_but_not_in_a_window():
              {"tool": "list_alerts", "timestamp": "2026-06-01T00:00:00Z"},  # older than 90 days
              {"tool": "list_alerts"}]
     u = load_usage(calls)
-    assert "1 of 3 calls have no timestamp" in u.problems[-1]
+    assert "1 of 3 calls have no timestamp" in u.warnings[-1]
     assert summarize(u, REG, window_days=None).set_index("tool").loc["list_alerts", "calls"] == 3
     s = summarize(u, REG, window_days=90)
     assert s.set_index("tool").loc["list_alerts", "calls"] == 1
-    assert any("without a timestamp left out" in m for m in s.attrs["problems"])
+    assert any("without a timestamp left out" in m for m in s.attrs["warnings"])
 
 
 def test_no_timestamps_at_all_ignores_the_window():
     s = summarize(load_usage([{"tool": "list_alerts"}] * 2), REG, window_days=30)
     assert s.set_index("tool").loc["list_alerts", "calls"] == 2
-    assert any("window is ignored" in m for m in s.attrs["problems"])
+    assert any("window is ignored" in m for m in s.attrs["warnings"])
 
 
 def test_window_end_and_unix_seconds():
@@ -180,7 +181,7 @@ def test_sample_log_is_what_the_generator_writes(tmp_path):
 def test_sample_log_shape():
     reg = ts.load(DATA / "registries" / "ops_assistant.json")
     u = load_usage(DATA / "usage" / "ops_assistant.jsonl")
-    assert u.problems == []
+    assert u.warnings == []
     s = summarize(u, reg)
     counts = s["status"].value_counts().to_dict()
     assert counts["never called"] == 19 and counts.get("unknown", 0) == 0

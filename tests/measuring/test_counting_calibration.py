@@ -1,5 +1,6 @@
 """Calibration files: exact vs offline ratios by part, applied to footprint tables; the CLI; no key leaks."""
 
+import dataclasses
 import json
 
 import pandas as pd
@@ -8,7 +9,13 @@ from fake_providers import KEY, FakeProviders, Reply, _encoding, compact, route_
 
 from toolsurvey.core.registry import Registry, Tool
 from toolsurvey.errors import InputError, ToolsurveyError
-from toolsurvey.measuring.calibration import apply_calibration, calibrate, load_calibration, save_calibration
+from toolsurvey.measuring.calibration import (
+    Calibration,
+    apply_calibration,
+    calibrate,
+    load_calibration,
+    save_calibration,
+)
 from toolsurvey.measuring.footprint import footprint
 
 TARGET = "anthropic:claude-sonnet-4-5"
@@ -64,7 +71,7 @@ def test_part_ratios_match_both_tokenizers_worked_out_independently(cal, fake):
     def offline(**kw):  # toolsurvey's anthropic rendering: each tool's compact JSON in o200k_base
         return sum(len(o200k.encode_ordinary(compact(anthropic_json(t, **kw)))) for t in tools)
 
-    p = cal["parts"]
+    p = cal.parts
     assert p["description"]["exact"] == exact() - exact(description=False)
     assert p["description"]["offline"] == offline() - offline(description=False)
     assert p["param_descriptions"]["exact"] == exact() - exact(param_descriptions=False)
@@ -73,10 +80,10 @@ def test_part_ratios_match_both_tokenizers_worked_out_independently(cal, fake):
     for entry in p.values():
         if entry["offline"]:
             assert entry["ratio"] == round(entry["exact"] / entry["offline"], 4)
-    assert cal["tools"]["offline"] == offline()
-    assert (cal["provider"], cal["model"], cal["encoding"], cal["render"]) == ("anthropic", "claude-sonnet-4-5",
+    assert cal.tools["offline"] == offline()
+    assert (cal.provider, cal.model, cal.encoding, cal.render) == ("anthropic", "claude-sonnet-4-5",
                                                                                 "o200k_base", "anthropic")
-    assert cal["requests"]["sent"] == 1 + 1 + 3 + 3  # baseline, all tools, each alone, three part-less variants
+    assert cal.requests["sent"] == 1 + 1 + 3 + 3  # baseline, all tools, each alone, three part-less variants
     assert fake.invalid == []
 
 
@@ -84,18 +91,18 @@ def test_file_round_trip_and_apply(cal, tmp_path):
     path = tmp_path / "cal.json"
     save_calibration(cal, str(path))
     loaded = load_calibration(str(path))
-    assert loaded["_file"] == str(path) and "_file" not in json.loads(path.read_text())
+    assert loaded.file == str(path) and "_file" not in json.loads(path.read_text())
     table = footprint(registry(), render="anthropic", model="claude-sonnet-4-5")
     out = apply_calibration(table, loaded)
-    r = {k: (v.get("ratio") or cal["tools"]["ratio"]) for k, v in cal["parts"].items()}
+    r = {k: (v.get("ratio") or cal.tools["ratio"]) for k, v in cal.parts.items()}
     for col, key in [("description", "description"), ("schema", "schema"), ("name", "rest"), ("structure", "rest"),
                      ("param_descriptions", "param_descriptions")]:
         assert out[col].tolist() == [int(round(v * r[key])) for v in table[col]]
-    assert out.loc[out["kind"] == "overhead", "tokens"].item() == cal["overhead"]["exact"]
+    assert out.loc[out["kind"] == "overhead", "tokens"].item() == cal.overhead["exact"]
     parts = [c for c in table.columns if c not in ("server", "tool", "kind", "tokens")]
     assert (out[parts].sum(axis=1) == out["tokens"]).all()
-    assert out.attrs["calibrated"]["file"] == str(path) and out.attrs["calibrated"]["date"] == cal["date"]
-    assert f"calibrated to anthropic:claude-sonnet-4-5 with {path} ({cal['date']}" in out.attrs["method"]
+    assert out.attrs["calibrated"]["file"] == str(path) and out.attrs["calibrated"]["date"] == cal.date
+    assert f"calibrated to anthropic:claude-sonnet-4-5 with {path} ({cal.date}" in out.attrs["method"]
     assert table.attrs.get("calibrated") is None  # the input table is left alone
 
 
@@ -104,9 +111,13 @@ def test_apply_by_hand():
                            "param_descriptions": 7, "annotations": 0, "output_schema": 0, "other": 0,
                            "structure": 2, "instructions": 0, "overhead": 0, "tokens": 42}])
     table.attrs.update(encoding="o200k_base", render="json", method="m")
-    cal = {"provider": "p", "model": "m", "date": "2026-11-29", "encoding": "o200k_base", "render": "anthropic",
-           "parts": {"description": {"ratio": 1.25}, "schema": {"ratio": 0.9}, "param_descriptions": {"ratio": None},
-                     "rest": {"ratio": 2.0}}, "tools": {"ratio": 1.1}, "overhead": {"exact": 300}}
+    cal = Calibration(provider="p", model="m", date="2026-11-29", encoding="o200k_base", render="anthropic",
+                      parts={"description": {"ratio": 1.25}, "schema": {"ratio": 0.9},
+                             "param_descriptions": {"ratio": None}, "rest": {"ratio": 2.0}},
+                      tools={"ratio": 1.1}, overhead={"exact": 300})
+    # a cache key (simulate's measured tables): equal only when every figure is
+    same, other = dataclasses.replace(cal), dataclasses.replace(cal, tools={"ratio": 1.2})
+    assert cal == same and hash(cal) == hash(same) and cal != other and len({cal, same, other}) == 2
     out = apply_calibration(table, cal)
     # 10 x 1.25, 20 x 0.9, 7 x 1.1 (no ratio: the overall one), name and structure x 2
     assert out.iloc[0][["description", "schema", "param_descriptions", "name", "structure"]].tolist() == [12, 18, 8, 6, 4]
@@ -117,6 +128,24 @@ def test_apply_by_hand():
     table.attrs["encoding"] = "cl100k_base"
     with pytest.raises(InputError, match="made against o200k_base counts, but this table uses cl100k_base"):
         apply_calibration(table, cal)
+
+
+def test_the_dict_a_calibration_was_still_works_and_warns(cal, tmp_path):
+    """Before 0.7 a calibration was a dict with an injected "_file": reading it, and passing a dict,
+    keep working for one release with a DeprecationWarning naming the Calibration attribute."""
+    path = tmp_path / "cal.json"
+    save_calibration(cal, str(path))
+    loaded = load_calibration(str(path))
+    with pytest.warns(DeprecationWarning, match=r"calibration\['_file'\] is deprecated.*use the Calibration attribute"):
+        assert loaded["_file"] == str(path)
+    with pytest.warns(DeprecationWarning, match="calibration.get"):
+        assert loaded.get("date") == cal.date and loaded.get("nothing", 7) == 7
+    as_dict = {**json.loads(path.read_text()), "_file": str(path)}
+    table = footprint(registry(), render="anthropic", model="claude-sonnet-4-5")
+    with pytest.warns(DeprecationWarning, match="a calibration dict is deprecated.*use a Calibration"):
+        old = apply_calibration(table, as_dict)
+    pd.testing.assert_frame_equal(old, apply_calibration(table, loaded))
+    assert old.attrs == apply_calibration(table, loaded).attrs
 
 
 @pytest.mark.parametrize("content, expected", [
@@ -140,7 +169,7 @@ def test_an_exact_table_takes_no_calibration(cal, fake, tmp_path):
 
     exact = exact_footprint(registry(), TARGET, base=fake.url, cache_dir=tmp_path / "cache", environ=ENV)
     with pytest.raises(InputError, match="already has exact counts"):
-        apply_calibration(exact, {**cal, "_file": "x"})
+        apply_calibration(exact, dataclasses.replace(cal, file="x"))
 
 
 # --- the command line ------------------------------------------------------------------------------------

@@ -85,6 +85,28 @@ def test_providers_facts_are_read_from_providers_toml():
     assert [a.tools_format for a in catalog.APIS] == ["anthropic", "openai-chat", "openai-responses"]
 
 
+def test_a_scenario_naming_no_model_prices_the_default_of_providers_toml(monkeypatch):
+    assert ts.Scenario().model == "claude-sonnet-4-5" == catalog.default_model()  # Anthropic's default_model
+    from toolsurvey.providers import constants
+
+    edited = {**constants.provider_constants(), "scenario_provider": "openai"}
+    monkeypatch.setattr(catalog, "provider_constants", lambda: edited)
+    assert catalog.default_model() == "gpt-4o"
+
+
+@pytest.mark.parametrize("model, row", [("gemini/gemini-2.5-pro", "gemini-2.5-pro"),
+                                        ("anthropic/claude-sonnet-4-5-20250929", "claude-sonnet-4-5"),
+                                        ("vertex_ai/gemini-2.5-pro", "gemini-2.5-pro")])
+def test_litellm_prefixes_come_from_providers_toml(model, row, monkeypatch):
+    from toolsurvey.providers import litellm, prices
+
+    table = {row: ts.load_prices()[row]}
+    assert prices.resolve_model(model, table) == row
+    monkeypatch.setattr(prices, "model_prefixes", lambda: ())  # without the table's prefixes, no match
+    assert prices.resolve_model(model, table) is None
+    assert "vertex_ai/" in litellm.model_prefixes()
+
+
 def test_an_eval_client_finds_each_providers_tools_list(tmp_path):
     """What a client of an API needs to send tools: the `convert` format of its `tools`, which dump
     writes in the shape the API documents."""

@@ -212,12 +212,12 @@ def test_244_tools_on_an_openai_model_are_flagged_by_simulate():
 
 
 def test_244_tools_on_an_openai_model_are_flagged_by_check_and_report(cli, tmp_path):
-    from toolsurvey.advice.budget import check
+    from toolsurvey.advice.budget import check_budget
 
     reg = many_tools(244)
-    breaches = check(reg, model="gpt-4o")
+    breaches = check_budget(reg, model="gpt-4o")
     assert [b.kind for b in breaches] == ["limit"] and "limit of 128" in breaches[0].message
-    assert check(reg, model="claude-sonnet-4-5") == []
+    assert check_budget(reg, model="claude-sonnet-4-5") == []
     f = tmp_path / "tools.json"
     f.write_text(json.dumps({"tools": [t.to_mcp() for t in reg]}))
     code, out, err = cli("check", f, "--model", "gpt-4o")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.deprecation import deprecated
 from ..core.severity import CHOICES, at_least, rank, severity
 from ..errors import InputError
 from ..measuring.footprint import by_server, footprint, request_total, tools_only
@@ -52,7 +53,7 @@ def _check_limit(name: str, value: Any) -> None:
         raise InputError(f"{name}: expected a number of tokens, 0 or more; found {value!r}")
 
 
-def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: int | None = None,
+def check_budget(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: int | None = None,
           max_server_tokens: int | None = None, baseline: Any = None, max_increase: float | None = None,
           max_increase_tokens: int | None = None, fail_on: str | None = None,
           encoding: str | None = None, render: str | None = None, model: str | None = None) -> list[Breach]:
@@ -109,6 +110,12 @@ def check(reg: Any, *, max_request_tokens: int | None = None, max_tool_tokens: i
         out += [Breach("limit", provider, len(tools), 0, f"limit: {p}")
                 for p in limit_problems(provider, len(tools), [t.name for t in tools])]
     return out
+
+
+def check(reg: Any, **budgets: Any) -> list[Breach]:
+    """Deprecated name of `check_budget` (kept for one release)."""
+    deprecated("toolsurvey.check()", "toolsurvey.check_budget()")
+    return check_budget(reg, **budgets)
 
 
 def _provider(model: str | None, render: str | None) -> str | None:

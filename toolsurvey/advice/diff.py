@@ -20,7 +20,7 @@ from ..measuring.footprint import footprint, request_total, tools_only
 from ..model.scenario import load_scenario
 from ..model.simulate import simulate
 from ..providers.catalog import depends_on_provider, rendering_for
-from ..providers.prices import load_prices, price_for
+from ..providers.prices import price_for
 from .poisoning.scan import scan, server_tools
 from .thresholds import load_config
 
@@ -269,7 +269,7 @@ def measure_settings(scenario: Any) -> dict[str, Any]:
     ones the simulation uses for `scenario`."""
     provider = ""
     if depends_on_provider(scenario.render):  # the others do not depend on the provider
-        provider = price_for(scenario.model, load_prices(scenario.price_file, overrides=scenario.prices)).provider
+        provider = price_for(scenario.model, scenario.price_table()).provider
     render, model = rendering_for(scenario.render, scenario.model, provider)
     return {"render": render, "encoding": scenario.encoding, "model": model}
 

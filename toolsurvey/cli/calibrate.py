@@ -43,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
         save_calibration(cal, args.output)
         say(f"wrote {args.output}")
     if args.format == "json":
-        sys.stdout.write(json.dumps(cal, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(cal.as_dict(), indent=2, ensure_ascii=False) + "\n")
         return 0
-    r = cal["per_tool_ratio"]
+    r = cal.per_tool_ratio
     sys.stdout.write(fit(
-        f"{cal['provider']}:{cal['model']} vs offline {cal['encoding']} ({cal['render']} rendering), "
-        f"{cal['registry']['tools']:,} tools, {cal['date']}\n"
-        f"requests: {cal['requests']['sent']:,} sent, {cal['requests']['cached']:,} from the cache\n"
+        f"{cal.provider}:{cal.model} vs offline {cal.encoding} ({cal.render} rendering), "
+        f"{cal.registry['tools']:,} tools, {cal.date}\n"
+        f"requests: {cal.requests['sent']:,} sent, {cal.requests['cached']:,} from the cache\n"
         f"per-tool ratio exact/offline: median {r['median']:.3f}, p10 {r['p10']:.3f}, p90 {r['p90']:.3f}")
         + "\n\n" + render_table(calibration_table(cal)) + "\n")
     if not args.output:

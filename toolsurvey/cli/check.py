@@ -24,7 +24,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..advice.budget import check, parse_increase
+    from ..advice.budget import check_budget, parse_increase
     from ..core.text import plural
     from ..present.markdown import visible
     from ._common import fit, load_registry, say, write
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     baseline = None
     if args.baseline:
         baseline = load_registry(argparse.Namespace(paths=[args.baseline], input_format=args.input_format))
-    breaches = check(reg, max_request_tokens=args.max_request_tokens, max_tool_tokens=args.max_tool_tokens,
+    breaches = check_budget(reg, max_request_tokens=args.max_request_tokens, max_tool_tokens=args.max_tool_tokens,
                      max_server_tokens=args.max_server_tokens, baseline=baseline, max_increase=frac,
                      max_increase_tokens=tokens, fail_on=args.fail_on, **measure_kwargs(args))
     if args.format == "json":

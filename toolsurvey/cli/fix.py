@@ -179,15 +179,16 @@ def _settings(args, reg, cfg, scenario):
     from ..advice.fix.money import setting_money, stage_money
     from ..advice.fix.settings import client_settings, server_tools
     from ..advice.ownership import owned
-    from ..advice.plan.stages import plan
+    from ..advice.plan.stages import STAGES, plan
     from ..core.registry import Registry
     from ..inputs.clients.edit import apply, load
     from ..measuring.client_context import client_context
 
     shown = {s.name: s for s in cfg.servers}
     reg = reg.filter(lambda t: t.server not in shown or shown[t.server].keeps(t.name))  # plan what the model sees
+    stages = [s for s in STAGES if args.defer or s != "defer"]
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, own=args.own, queries=args.queries,
-             defer=args.defer)
+             stages=stages)
     environ = dict(os.environ)
     home = Path(environ.get("HOME") or Path.home()).expanduser()
     project = Path(args.project or os.getcwd()).expanduser().resolve()

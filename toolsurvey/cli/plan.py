@@ -103,7 +103,7 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..advice.plan.stages import plan
+    from ..advice.plan.stages import STAGES, plan
     from ..errors import InputError
     from ..model.assumed import with_options
     from ._common import emit, load_registry, print_warnings, write
@@ -113,9 +113,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to plan")
     scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
-    p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
-             merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
-             config=args.config, own=args.own, queries=args.queries, defer=args.defer)
+    stages = [s for s in STAGES if getattr(args, s)]  # --no-delete, --no-merge, --no-trim, --no-defer
+    p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, stages=stages,
+             window_days=args.window_days, unphased=args.unphased, config=args.config, own=args.own,
+             queries=args.queries)
     print_warnings(p.warnings)
     actions = p.actions_table()
     if args.format in ("csv", "json") and args.show != "summary":

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         from ..inputs.trace_queries import queries_from_traces
 
         queries = queries_from_traces(args.traces, reg)
-        print_warnings(queries.notes)
+        print_warnings(queries.warnings)
     ev = retrieval_eval(reg, queries, method=args.method, k=args.k, rankings=args.rankings, ties=args.ties,
                         model=args.model)
     print_warnings(ev.warnings)

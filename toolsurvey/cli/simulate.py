@@ -89,7 +89,7 @@ def parse_list(text: str, name: str, *, kind=int, low: int = 1, high: int | None
 
 def grid(args: argparse.Namespace) -> tuple[object, dict]:
     """The base scenario and the swept fields from the options."""
-    from ..model.scenario import Scenario, load_scenario
+    from ..model.scenario import Scenario, load_scenario, read_files
     from ._args import MAX_STEPS
 
     base = load_scenario(args.scenario) if args.scenario else Scenario()
@@ -113,7 +113,9 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
         axes["phases"] = args.phases
     if args.core:
         axes["core"] = tuple(parse_list(args.core, "core", kind=str))
-    return base, axes
+    # A price or calibration file is read once, here at the edge (a phases path stays a path: sweep
+    # takes a tuple for an axis, and reads the path once as a fixed value).
+    return base, {**axes, **read_files({k: axes[k] for k in ("price_file", "calibration") if k in axes})}
 
 
 def run(args: argparse.Namespace) -> int:

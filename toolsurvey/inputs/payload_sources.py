@@ -179,6 +179,30 @@ def iter_payloads(*sources: Any, warnings: list[str], tool: str | None = None, s
             yield payload_from_value(src, tool or "(value)", "(value)", server=server)
 
 
+def payload_stream(sources: tuple, **kw: Any) -> tuple[Iterator[Payload | JSONFile], list[str]]:
+    """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
+    held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
+    A single list of Payloads (what `read_payloads` gives) is taken as it is. `kw` are
+    `iter_payloads`' options. Raises InputError as `read_payloads` does."""
+    warnings: list[str] = []
+    given = len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
+        isinstance(s, Payload) for s in sources[0])
+    src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
+
+    def stream() -> Iterator[Payload | JSONFile]:
+        notes, n = [], 0
+        for p in src:
+            n += 1
+            notes += [f"{p.source}: {x}" for x in p.notes]
+            yield p
+        warnings.extend(notes)
+        if not n and sources and not given:
+            raise InputError("no tool results found in the inputs" + (
+                f" ({len(warnings)} warnings: {warnings[0]})" if warnings else ""))
+
+    return stream(), warnings
+
+
 def read_payloads(*sources: Any, tool: str | None = None, server: str | None = None,
                   headers: list[str] | dict | None = None, timeout: float = 30.0
                   ) -> tuple[list[Payload], list[str]]:

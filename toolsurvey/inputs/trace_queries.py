@@ -9,6 +9,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
+from ..core.deprecation import deprecated
 from ..core.jsonlines import Skips, documents
 from ..core.registry import Registry
 from ..errors import InputError
@@ -21,9 +22,15 @@ MAX_QUERY_CHARS = 4000  # a prompt longer than this is cut (a pasted log is not 
 
 
 class TraceQueries(list):
-    """The queries found (a list of Query), with `notes` saying what was read and what was left out."""
+    """The queries found (a list of Query), with `warnings` saying what was read and what was left out."""
 
-    notes: list[str]
+    warnings: list[str]
+
+    @property
+    def notes(self) -> list[str]:
+        """Deprecated name of `warnings` (kept for one release)."""
+        deprecated("TraceQueries.notes", "TraceQueries.warnings")
+        return self.warnings
 
 
 def _text(content: Any) -> str:
@@ -86,10 +93,10 @@ class _Builder:
         for s in list(self.current):
             self._close(s)
         out = TraceQueries(self.out)
-        out.notes = [f"{self.prompts:,} prompts read; {len(self.out):,} called registry tools and are queries, "
+        out.warnings = [f"{self.prompts:,} prompts read; {len(self.out):,} called registry tools and are queries, "
                      f"{self.unmatched:,} called none (left out)"]
         if self.outside:
-            out.notes.append(f"{len(self.outside):,} tool name(s) called are not in the registry (built-in or "
+            out.warnings.append(f"{len(self.outside):,} tool name(s) called are not in the registry (built-in or "
                              f"other servers), e.g. {', '.join(sorted(self.outside)[:5])}")
         return out
 
@@ -187,7 +194,7 @@ READERS = {"claude-code": _claude_code, "provider-log": _provider_log, "otel": _
 def queries_from_traces(traces: str | Iterable, registry: Registry) -> TraceQueries:
     """Queries from agent traces (a file, folder, glob or list): each user prompt with the registry
     tools called before the next prompt of its session; prompts that call none are left out (counted
-    in `.notes`). Raises InputError when no file is a trace or no prompt called a registry tool."""
+    in `.warnings`). Raises InputError when no file is a trace or no prompt called a registry tool."""
     b, skips, read = _Builder(registry), Skips(), 0
     for path in source_files(traces):
         fmt = detect(path)
@@ -198,7 +205,7 @@ def queries_from_traces(traces: str | Iterable, registry: Registry) -> TraceQuer
         raise InputError(f"{traces}: no trace files (Claude Code, OTLP JSON or provider logs) to read queries from")
     out = b.finish()
     if len(skips):
-        out.notes.append(f"{len(skips):,} line(s) skipped: {skips.summary()}")
+        out.warnings.append(f"{len(skips):,} line(s) skipped: {skips.summary()}")
     if not out:
         raise InputError(f"{traces}: {b.prompts:,} prompts read, but none was followed by a call to a tool of "
                          "this registry; check that the traces and the registry belong together")

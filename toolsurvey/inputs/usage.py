@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.deprecation import deprecated
 from ..core.files import NotJSONNumber, position, read_text, strict_loads
 from ..core.jsontree import canonical, compact
 from ..core.registry import Registry
@@ -40,17 +41,23 @@ _ERRORS = {"error", "failed", "failure", "err", "false", "exception", "timeout"}
 
 @dataclass
 class Usage:
-    """Calls from a log, one row each (see COLUMNS), and the problems met while reading it."""
+    """Calls from a log, one row each (see COLUMNS), and the warnings met while reading it."""
 
     calls: pd.DataFrame
-    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     source: str = ""
+
+    @property
+    def problems(self) -> list[str]:
+        """Deprecated name of `warnings` (kept for one release)."""
+        deprecated("Usage.problems", "Usage.warnings")
+        return self.warnings
 
     def __len__(self) -> int:
         return len(self.calls)
 
     def __repr__(self) -> str:
-        return f"<Usage {len(self)} calls from {self.source or 'records'}, {len(self.problems)} problems>"
+        return f"<Usage {len(self)} calls from {self.source or 'records'}, {len(self.warnings)} warnings>"
 
 
 def _first(rec: dict, key: str) -> Any:
@@ -217,10 +224,11 @@ def summarize(usage: Usage, reg: Registry | None = None, *, window_days: float |
     status (`never called`, `rarely called`, `called`, or `unknown` for tools the registry lacks).
 
     The window is the `window_days` days up to `end` (default: the last timestamp in the log);
-    `window_days=None` counts every call. Problems go to `.attrs["problems"]`.
+    `window_days=None` counts every call. Warnings go to `.attrs["warnings"]` (and, for one release,
+    to `.attrs["problems"]`, the same list: its name before 0.7).
     Raises InputError for a negative window.
     """
-    problems = list(usage.problems)
+    problems = list(usage.warnings)
     if reg is not None:
         calls, more = resolve(usage, reg)
         problems += more
@@ -260,7 +268,7 @@ def summarize(usage: Usage, reg: Registry | None = None, *, window_days: float |
     cols = ["server", "tool", "status", "calls", "share", "repeated", "repeated_share", "errors",
             "response_tokens_mean", "response_tokens_total", "first_call", "last_call"]
     out = out[cols].sort_values(["calls", "server", "tool"], ascending=[False, True, True], kind="stable")
-    out.attrs.update(problems=problems, window_days=window_days, rare=rare, calls=total,
+    out.attrs.update(warnings=problems, problems=problems, window_days=window_days, rare=rare, calls=total,
                      repeated_share=float(calls["repeated"].mean()) if len(calls) else 0.0,
                      start=calls["timestamp"].min(), end=calls["timestamp"].max())
     return out.reset_index(drop=True)

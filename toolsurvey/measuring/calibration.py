@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import replace
+import os
+import warnings
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ..core.deprecation import deprecated
 from ..core.files import read_json
 from ..core.registry import Registry
 from ..core.writing import atomic_write
@@ -34,6 +38,103 @@ CAL_PARTS = ("description", "param_descriptions", "schema", "rest", "instruction
 COLUMN_RATIO = {"description": "description", "param_descriptions": "param_descriptions",
                 "schema": "schema", "instructions": "instructions", "name": "rest", "annotations": "rest",
                 "output_schema": "rest", "other": "rest", "structure": "rest"}
+
+
+@dataclass(frozen=True, eq=False)
+class Calibration:
+    """Exact vs offline tokens by part for one provider and model (`calibrate`), or read from the
+    JSON file `save_calibration` writes (`load_calibration`; `file` names it). `as_dict()` is that
+    file's layout. Two are equal when every field is (it is hashable: a cache key)."""
+
+    provider: str
+    model: str
+    date: str
+    encoding: str
+    render: str
+    parts: Mapping[str, Mapping[str, Any]]        # part -> offline, exact, ratio
+    tools: Mapping[str, Any]                      # all tools: offline, exact, ratio
+    overhead: Mapping[str, Any] = field(default_factory=dict)  # offline, exact, method
+    registry: Mapping[str, Any] = field(default_factory=dict)
+    requests: Mapping[str, Any] = field(default_factory=dict)
+    per_tool_ratio: Mapping[str, float] = field(default_factory=dict)
+    method: str = ""
+    file: str = ""  # the file it was read from; "" when just measured
+
+    def _key(self) -> tuple[str, str]:
+        return json.dumps(self.as_dict(), sort_keys=True, default=str), self.file
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Calibration) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __str__(self) -> str:
+        return self.file or f"a calibration to {self.provider}:{self.model} ({self.date})"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The calibration file's layout (without `file`, which is where it is)."""
+        d = asdict(self)
+        return {"toolsurvey_calibration": VERSION, **{k: d[k] for k in _FILE_ORDER}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], file: str = "") -> Calibration:
+        """A Calibration from the file's layout; raises InputError saying what is missing or wrong."""
+        where = f"{file or 'calibration'}: not a toolsurvey calibration file"
+        if not isinstance(d, Mapping) or d.get("toolsurvey_calibration") != VERSION:
+            raise InputError(f"{where} (expected an object with \"toolsurvey_calibration\": {VERSION}, as written by "
+                             f"`toolsurvey calibrate -o FILE`; found {_found(d)})")
+        for key in ("provider", "model", "date", "encoding", "render"):
+            if not isinstance(d.get(key), str):
+                raise InputError(f"{where}: {key!r} should be a string, found {_found(d.get(key))}")
+        parts = d.get("parts")
+        if not isinstance(parts, dict):
+            raise InputError(f"{where}: 'parts' should be an object of part -> {{ratio}}, found {_found(parts)}")
+        for name, entry in parts.items():
+            r = entry.get("ratio") if isinstance(entry, dict) else "?"
+            if r is not None and not (isinstance(r, (int, float)) and math.isfinite(r) and r > 0):
+                raise InputError(f"{where}: parts.{name}.ratio should be a positive number or null, found {r!r}")
+        tools = d.get("tools")
+        if not isinstance(tools, dict) or not isinstance(tools.get("ratio"), (int, float)) or tools["ratio"] <= 0:
+            found = _found(tools.get("ratio") if isinstance(tools, dict) else tools)
+            raise InputError(f"{where}: tools.ratio should be a positive number, found {found}")
+        known = {f.name for f in fields(cls)} - {"file"}
+        return cls(**{k: v for k, v in d.items() if k in known}, file=str(d.get("_file", file)))
+
+    # The dict a calibration was before 0.7: read access keeps working for one release.
+    def __getitem__(self, key: str) -> Any:
+        deprecated(f"calibration[{key!r}]", "the Calibration attribute of that name (file for '_file')")
+        if key == "_file":
+            return self.file
+        if key == "toolsurvey_calibration":
+            return VERSION
+        if key not in {f.name for f in fields(self)}:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        deprecated(f"calibration.get({key!r})", "the Calibration attribute of that name (file for '_file')")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                return self[key]
+            except KeyError:
+                return default
+
+
+_FILE_ORDER = ("provider", "model", "date", "encoding", "render", "registry", "requests", "parts", "tools",
+               "overhead", "per_tool_ratio", "method")  # the file's keys in the order it has always had
+
+
+def as_calibration(cal: Calibration | Mapping[str, Any]) -> Calibration:
+    """A Calibration; a dict of the file's layout (the form before 0.7) is converted, with a warning."""
+    if isinstance(cal, Calibration):
+        return cal
+    deprecated("a calibration dict", "a Calibration (load_calibration, calibrate or Calibration.from_dict)",
+               stacklevel=4)
+    if not isinstance(cal, Mapping):
+        raise InputError(f"expected a Calibration, found {_found(cal)}")
+    return Calibration.from_dict({"toolsurvey_calibration": VERSION, **cal}, str(cal.get("_file", "")))
 
 
 def _strip_param_descriptions(schema: Any) -> Any:
@@ -57,8 +158,8 @@ def _ratio(exact: int, offline: int) -> float | None:
     return round(exact / offline, 4) if offline > 0 else None
 
 
-def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> dict:
-    """Exact vs offline tokens by part for `PROVIDER:MODEL`, as a calibration dict.
+def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> Calibration:
+    """Exact vs offline tokens by part for `PROVIDER:MODEL`, as a Calibration.
 
     Takes the requests of `exact_footprint` plus one all-tools request per removed part
     (descriptions, parameter descriptions, schemas). Raises InputError as `exact_footprint` does,
@@ -75,22 +176,21 @@ def calibrate(reg: Registry, target: str, **count_kwargs: Any) -> dict:
     offline_tools = {"as_is": int(tools_only(offline)["tokens"].sum()), **offline_tools}
     exact, off = _part_tokens(table, offline, ex["whole"], exact_whole, offline_tools)
     exact_tools = int(tools_only(table)["tokens"].sum())
-    return {
-        "toolsurvey_calibration": VERSION,
-        "provider": ex["provider"], "model": ex["model"],
-        "date": datetime.now(UTC).date().isoformat(),
-        "encoding": offline.attrs["encoding"], "render": render,
-        "registry": {"tools": len(reg), "sources": list(reg.sources)},
-        "requests": {"sent": ex["sent"] + client.stats.sent, "cached": ex["cached"] + client.stats.cached},
-        "parts": {p: {"offline": off[p], "exact": exact[p], "ratio": _ratio(exact[p], off[p])} for p in CAL_PARTS},
-        "tools": {"offline": offline_tools["as_is"], "exact": exact_tools,
-                  "ratio": _ratio(exact_tools, offline_tools["as_is"])},
-        "overhead": {"offline": int(offline.loc[offline["kind"] == "overhead", "tokens"].sum()),
-                     "exact": ex["overhead"], "method": ex["overhead_method"]},
-        "per_tool_ratio": _per_tool_ratio(table, offline),
-        "method": ("exact counts of the registry as it is and with each part removed (descriptions, "
-                   "parameter descriptions, schemas); offline counts of the same registries"),
-    }
+    return Calibration(
+        provider=ex["provider"], model=ex["model"],
+        date=datetime.now(UTC).date().isoformat(),
+        encoding=offline.attrs["encoding"], render=render,
+        registry={"tools": len(reg), "sources": list(reg.sources)},
+        requests={"sent": ex["sent"] + client.stats.sent, "cached": ex["cached"] + client.stats.cached},
+        parts={p: {"offline": off[p], "exact": exact[p], "ratio": _ratio(exact[p], off[p])} for p in CAL_PARTS},
+        tools={"offline": offline_tools["as_is"], "exact": exact_tools,
+               "ratio": _ratio(exact_tools, offline_tools["as_is"])},
+        overhead={"offline": int(offline.loc[offline["kind"] == "overhead", "tokens"].sum()),
+                  "exact": ex["overhead"], "method": ex["overhead_method"]},
+        per_tool_ratio=_per_tool_ratio(table, offline),
+        method=("exact counts of the registry as it is and with each part removed (descriptions, "
+                "parameter descriptions, schemas); offline counts of the same registries"),
+    )
 
 
 def _offline(reg: Registry, render: str, model: str) -> pd.DataFrame:
@@ -151,87 +251,70 @@ def _per_tool_ratio(table: pd.DataFrame, offline: pd.DataFrame) -> dict[str, flo
     return dict(zip(("min", "p10", "median", "p90", "max"), (round(float(x), 4) for x in q), strict=True))
 
 
-def save_calibration(cal: dict, path: str) -> None:
+def save_calibration(cal: Calibration | Mapping[str, Any], path: str) -> None:
     """Write a calibration as JSON (atomically); raises InputError if the file cannot be written."""
-    data = {k: v for k, v in cal.items() if not k.startswith("_")}
+    data = as_calibration(cal).as_dict()
     try:
         atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     except OSError as e:
         raise InputError(f"cannot write {path}: {e.strerror}") from None
 
 
-def load_calibration(path: str) -> dict:
+def load_calibration(path: str | os.PathLike) -> Calibration:
     """Read and check a calibration file; raises InputError saying what is missing or wrong."""
-    cal = read_json(path)
-    where = f"{path}: not a toolsurvey calibration file"
-    if not isinstance(cal, dict) or cal.get("toolsurvey_calibration") != VERSION:
-        raise InputError(f"{where} (expected an object with \"toolsurvey_calibration\": {VERSION}, as written by "
-                         f"`toolsurvey calibrate -o FILE`; found {_found(cal)})")
-    for key in ("provider", "model", "date", "encoding", "render"):
-        if not isinstance(cal.get(key), str):
-            raise InputError(f"{where}: {key!r} should be a string, found {_found(cal.get(key))}")
-    parts = cal.get("parts")
-    if not isinstance(parts, dict):
-        raise InputError(f"{where}: 'parts' should be an object of part -> {{ratio}}, found {_found(parts)}")
-    for name, entry in parts.items():
-        r = entry.get("ratio") if isinstance(entry, dict) else "?"
-        if r is not None and not (isinstance(r, (int, float)) and math.isfinite(r) and r > 0):
-            raise InputError(f"{where}: parts.{name}.ratio should be a positive number or null, found {r!r}")
-    tools = cal.get("tools")
-    if not isinstance(tools, dict) or not isinstance(tools.get("ratio"), (int, float)) or tools["ratio"] <= 0:
-        found = _found(tools.get("ratio") if isinstance(tools, dict) else tools)
-        raise InputError(f"{where}: tools.ratio should be a positive number, found {found}")
-    return {**cal, "_file": str(path)}
+    return Calibration.from_dict(read_json(path), os.fspath(path))
 
 
 def _found(v: Any) -> str:
     return f"{type(v).__name__} {json.dumps(v)[:40]}" if v is not None else "nothing"
 
 
-def apply_calibration(table: pd.DataFrame, cal: dict) -> pd.DataFrame:
+def apply_calibration(table: pd.DataFrame, cal: Calibration | Mapping[str, Any]) -> pd.DataFrame:
     """The footprint table with each part column scaled by the calibrated ratio for that part.
 
     The provider overhead row takes the exact overhead when the table uses the calibration's
     rendering. `attrs["calibrated"]` names the provider, model, file and date. Raises InputError
     for a table of exact counts, an already calibrated table, or a different encoding.
     """
+    cal = as_calibration(cal)
     a = table.attrs
     if a.get("exact"):
         raise InputError("this table already has exact counts; a calibration applies to offline counts only")
     if a.get("calibrated"):
         raise InputError(f"this table is already calibrated with {a['calibrated']['file']}")
-    if a.get("encoding") != cal["encoding"]:
-        raise InputError(f"the calibration in {cal.get('_file', 'this calibration')} was made against "
-                         f"{cal['encoding']} counts, but this table uses {a.get('encoding')}; "
-                         f"measure with --encoding {cal['encoding']}")
-    default = cal["tools"]["ratio"]
-    ratios = {name: (cal["parts"].get(key) or {}).get("ratio") or default for name, key in COLUMN_RATIO.items()}
+    if a.get("encoding") != cal.encoding:
+        raise InputError(f"the calibration in {cal.file or 'this calibration'} was made against "
+                         f"{cal.encoding} counts, but this table uses {a.get('encoding')}; "
+                         f"measure with --encoding {cal.encoding}")
+    default = cal.tools["ratio"]
+    ratios = {name: (cal.parts.get(key) or {}).get("ratio") or default for name, key in COLUMN_RATIO.items()}
     out = table.copy()
     for col in PARTS:
         if col in ratios:
             out[col] = np.rint(out[col].to_numpy() * ratios[col]).astype("int64")
-    same_render = a.get("render") == cal["render"]
+    same_render = a.get("render") == cal.render
     is_over = out["kind"] == "overhead"
     if same_render and is_over.any():
-        out.loc[is_over, "overhead"] = int(cal["overhead"]["exact"])
+        out.loc[is_over, "overhead"] = int(cal.overhead["exact"])
     out["tokens"] = out[list(PARTS)].sum(axis=1).astype("int64")
-    src = cal.get("_file", "a calibration")
-    note = (f"; calibrated to {cal['provider']}:{cal['model']} with {src} ({cal['date']}; "
+    src = cal.file or "a calibration"
+    note = (f"; calibrated to {cal.provider}:{cal.model} with {src} ({cal.date}; "
             f"tools x{default:.3f} overall)")
     if not same_render:
-        note += f"; the calibration was made with the {cal['render']} rendering, this table uses {a.get('render')}"
+        note += f"; the calibration was made with the {cal.render} rendering, this table uses {a.get('render')}"
     out.attrs = {**a, "method": a.get("method", "") + note,
-                 "calibrated": {"provider": cal["provider"], "model": cal["model"], "file": src,
-                                "date": cal["date"], "ratios": ratios}}
+                 "calibrated": {"provider": cal.provider, "model": cal.model, "file": src,
+                                "date": cal.date, "ratios": ratios}}
     return out
 
 
-def calibration_table(cal: dict) -> pd.DataFrame:
+def calibration_table(cal: Calibration | Mapping[str, Any]) -> pd.DataFrame:
     """One row per part: offline tokens, exact tokens and their ratio, for display."""
+    cal = as_calibration(cal)
     rows = [{"part": p, **{k: e.get(k) for k in ("offline", "exact", "ratio")}}
-            for p, e in cal["parts"].items() if e.get("offline") or e.get("exact")]
-    rows.append({"part": "all tools", **{k: cal["tools"][k] for k in ("offline", "exact", "ratio")}})
-    o = cal["overhead"]
+            for p, e in cal.parts.items() if e.get("offline") or e.get("exact")]
+    rows.append({"part": "all tools", **{k: cal.tools[k] for k in ("offline", "exact", "ratio")}})
+    o = cal.overhead
     rows.append({"part": "overhead", "offline": o["offline"], "exact": o["exact"], "ratio": _ratio(o["exact"], o["offline"])})
     return pd.DataFrame(rows, columns=["part", "offline", "exact", "ratio"])
 

@@ -10,10 +10,12 @@ import pandas as pd
 
 from ..core import jsontree as _jsontree
 from ..core.choices import DEFAULT_CAP
+from ..core.deprecation import deprecated
+from ..core.http import is_url
 from ..core.tokens import DEFAULT_ENCODING, get_encoding
 from ..errors import InputError
 from ..inputs import jsonstream as _jsonstream
-from ..inputs.payload_sources import JSONFile, iter_payloads
+from ..inputs.payload_sources import JSONFile, payload_stream
 from ..inputs.payloads import MCP_METHOD, Payload
 from .parts import as_tiktoken_sees, segment_tokens
 from .trimming.pipeline import trim_many
@@ -61,27 +63,15 @@ class _Enc:
         return sum(self.count(b) for b in p.blocks) + p.image_tokens
 
 
-def _payloads(sources: tuple, kw: dict) -> tuple[Iterator[Payload | JSONFile], list[str]]:
-    """The payloads of `sources` one at a time (a .jsonl trace is read line by line, so it is never
-    held whole), and the list their warnings go to; it is complete once the payloads are exhausted.
-    Raises InputError as `read_payloads` does."""
-    warnings: list[str] = []
-    given = len(sources) == 1 and isinstance(sources[0], list | tuple) and sources[0] and all(
-        isinstance(s, Payload) for s in sources[0])
-    src = iter(sources[0]) if given else iter_payloads(*sources, warnings=warnings, **kw)
-
-    def stream() -> Iterator[Payload | JSONFile]:
-        notes, n = [], 0
-        for p in src:
-            n += 1
-            notes += [f"{p.source}: {x}" for x in p.notes]
-            yield p
-        warnings.extend(notes)
-        if not n and sources and not given:
-            raise InputError("no tool results found in the inputs" + (
-                f" ({len(warnings)} warnings: {warnings[0]})" if warnings else ""))
-
-    return stream(), warnings
+def _payloads(sources: tuple, kw: dict, caller: str) -> tuple[Iterator[Payload | JSONFile], list[str]]:
+    """`payload_stream` of `sources` (inputs/ reads them); fetching a URL from here still works, deprecated."""
+    if kw.get("headers") is not None or kw.get("timeout") is not None or any(
+            isinstance(s, str) and is_url(s) for s in sources):
+        deprecated(f"{caller}(URL, headers=..., timeout=...)",
+                   f"{caller}(read_payloads(URL, headers=..., timeout=...)[0]): fetching is an input's job", stacklevel=4)
+    if kw.get("timeout") is None:
+        kw = {**kw, "timeout": 30.0}
+    return payload_stream(sources, **kw)
 
 
 def _read_whole(p: JSONFile, warnings: list[str]) -> Payload:
@@ -106,18 +96,20 @@ def _streamed_size(p: JSONFile, enc: _Enc) -> tuple[int, int] | None:
 
 def measure_responses(*sources: Any, encoding: str | None = None, cap: int = DEFAULT_CAP,
                       tool: str | None = None, server: str | None = None, headers: Any = None,
-                      timeout: float = 30.0, trimming: dict | None = None) -> pd.DataFrame:
+                      timeout: float | None = None, trimming: dict | None = None) -> pd.DataFrame:
     """One row per tool result with its tokens as the model receives it and whether it exceeds `cap`.
 
-    `sources` are paths, folders, .jsonl traces, http(s) URLs, Payloads or JSON values; `trimming`
-    holds `trim()` options and adds the trimmed size of each result. Warnings are in `attrs`.
-    Raises InputError for unreadable sources or bad options.
+    `sources` are payloads: Payloads (a list of them, as `read_payloads` gives, which also fetches
+    http(s) URLs) or JSON values; or paths, folders and .jsonl traces, which inputs/ reads one result
+    at a time as they are measured. An http(s) URL here (with `headers`, `timeout`) still works and
+    is deprecated. `trimming` holds `trim()` options and adds the trimmed size of each result.
+    Warnings are in `attrs`. Raises InputError for unreadable sources or bad options.
     """
     if cap <= 0:
         raise InputError(f"cap must be a positive number of tokens, found {cap}")
     # trimming compares each result before and after: it needs them all, parsed
     payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
-                                                 stream_json=trimming is None))
+                                                 stream_json=trimming is None), "measure_responses")
     if trimming is not None:
         payloads = list(payloads)
     enc = _Enc(encoding or DEFAULT_ENCODING)
@@ -262,15 +254,16 @@ class _ToolAcc:
 
 def field_costs(*sources: Any, encoding: str | None = None, method: str = "offsets", max_depth: int = 32,
                 tool: str | None = None, server: str | None = None, headers: Any = None,
-                timeout: float = 30.0) -> pd.DataFrame:
+                timeout: float | None = None) -> pd.DataFrame:
     """Tokens per JSON path across all results of each tool: total beneath the path, its share of the
-    tool's tokens, how often it is present, and the mean per occurrence. Warnings and the method
-    are in `attrs`. Raises InputError for unreadable sources or an unknown method.
+    tool's tokens, how often it is present, and the mean per occurrence. `sources` as
+    `measure_responses` takes them. Warnings and the method are in `attrs`. Raises InputError for
+    unreadable sources or an unknown method.
     """
     if method not in ATTRIBUTION_METHOD:
         raise InputError(f"unknown attribution method {method!r}; expected one of: {', '.join(ATTRIBUTION_METHOD)}")
     payloads, warnings = _payloads(sources, dict(tool=tool, server=server, headers=headers, timeout=timeout,
-                                                 stream_json=True))
+                                                 stream_json=True), "field_costs")
     enc = _Enc(encoding or DEFAULT_ENCODING)
     accs: dict[str, _ToolAcc] = {}
     gap = 0

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-from ..core.assumptions import toml_or_bundled
 from ..errors import InputError
+from ..inputs.scenario_files import curve_doc
 
 OUTSIDE_RULES = ("clamp", "extrapolate")
 MAX_WRONG = 0.99  # an extrapolated wrong rate stays below 1 (calls = useful calls / (1 - wrong))
@@ -28,6 +29,7 @@ class AccuracyCurve:
     source: str = ""
     as_of: str = ""
     outside: str = "clamp"
+    file: str = field(default="", compare=False)  # the file it was read from, if any (printed for it)
 
     def __post_init__(self):
         n = len(self.visible)
@@ -108,7 +110,13 @@ def load_accuracy(path: str | os.PathLike | None = None) -> AccuracyCurve:
 
     Raises InputError for an unreadable or malformed file.
     """
-    return curve_from_mapping(*toml_or_bundled(path, "accuracy.toml", "accuracy curve"))
+    return curve_from_mapping(*curve_doc(path, "accuracy.toml", "accuracy curve"))
+
+
+@cache
+def bundled_curve() -> AccuracyCurve:
+    """The bundled curve, read once per process (it is package data: it cannot change under a run)."""
+    return load_accuracy()
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,7 @@ class DescriptionEffect:
 def load_description_effect(path: str | os.PathLike | None = None) -> DescriptionEffect:
     """The bundled description-length assumption ('Tool registry design'), or one from a TOML file of the same
     layout; raises InputError for an unreadable or malformed file."""
-    doc, origin = toml_or_bundled(path, "description_effect.toml", "description effect")
+    doc, origin = curve_doc(path, "description_effect.toml", "description effect")
     points = doc.get("points")
     keys = ("tokens", "wrong", "failure")
     if not isinstance(points, list) or not all(

@@ -6,8 +6,8 @@ import os
 from dataclasses import fields, replace
 from typing import Any
 
-from ..core.assumptions import read_toml
-from .scenario import Scenario, load_scenario
+from ..inputs.scenario_files import toml_doc
+from .scenario import Scenario, scenario_from_doc
 
 # Scenario and run fields in words a reader knows: the one label table of the report's assumptions and
 # of the "Assumed, not given" line.
@@ -43,8 +43,8 @@ def with_options(scenario: Any, **options: Any) -> tuple[Any, set[str]]:
     if scenario is None:
         sc = Scenario()
     elif isinstance(scenario, (str, os.PathLike)):
-        sc = load_scenario(scenario)
-        stated = set(read_toml(scenario, "scenario"))  # the keys the file gives
+        doc = toml_doc(scenario, "scenario")  # read once: the scenario, and the keys the file gives
+        sc, stated = scenario_from_doc(doc, scenario), set(doc)
     else:
         sc = scenario
         default = Scenario()

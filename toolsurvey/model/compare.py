@@ -13,11 +13,10 @@ import pandas as pd
 from ..errors import InputError
 from ..inputs.traces.billing import price_of, rates
 from ..inputs.traces.tables import Traces
-from ..providers.prices import load_prices
 from .context import Context
 from .cost import row_parameters
 from .fit import fit_scenario, fitted_rules
-from .scenario import Scenario
+from .scenario import Scenario, read_files
 from .session import PARTS, price_session, thread_scenario
 from .subagents import Subagent
 from .trace_shapes import MAIN, requests_table, trace_threads
@@ -59,6 +58,7 @@ def compare(tr: Traces, scenario: Scenario | None = None, cv: bool = False, **ch
     sessions = sorted(r["session"].unique())
     if cv and len(sessions) < 2:
         raise InputError(f"leaving one session out needs at least two sessions; the traces hold {len(sessions)}")
+    changes = read_files(changes)  # a price file is read once, not once per fitted scenario
     sc = (scenario if scenario is not None else fit_scenario(tr)).changed(**changes)
     billed = _billed_parts(r, sc)
     priced = billed.notna().all(axis=1)
@@ -142,7 +142,7 @@ def _subagent_for(sc: Scenario, model: str) -> Subagent:
 def _billed_parts(r: pd.DataFrame, sc: Scenario) -> pd.DataFrame:
     """Each request's billed dollars per component (NaN for a model with no price), at the bill's rates
     (`billing.rates`) and the scenario's prices."""
-    prices = load_prices(sc.price_file, overrides=sc.prices)
+    prices = sc.price_table()
     out = pd.DataFrame(np.nan, columns=list(PARTS), index=r.index)
     for model, g in r.groupby("model", sort=False):
         try:

@@ -3,12 +3,10 @@ profiles, each built once, and the tool tables of recently simulated registries.
 
 from __future__ import annotations
 
-import os
-
 from ..core.registry import Registry
 from ..errors import InputError
 from ..providers.catalog import rendering, rendering_for
-from ..providers.prices import Price, load_prices, price_for
+from ..providers.prices import Price, price_for
 from .accuracy import AccuracyCurve
 from .scenario import Scenario
 from .strategies import Profile, ToolTable, average_table, profile, tool_table
@@ -23,9 +21,7 @@ _MEASURED_MAX = 8
 def _measured(reg: Registry, **options) -> ToolTable:
     """`tool_table(reg, **options)`, measured once per registry contents and options."""
     servers = tuple(reg.servers.values())
-    cal = options.get("calibration")
-    stamp = os.stat(cal).st_mtime_ns if cal and os.path.exists(cal) else None  # an edited file re-measures
-    key = (tuple(map(id, servers)), tuple(sorted(options.items(), key=lambda kv: kv[0])), stamp)
+    key = (tuple(map(id, servers)), tuple(sorted(options.items(), key=lambda kv: kv[0])))
     hit = _MEASURED.pop(key, None)
     table = hit[1] if hit else tool_table(reg, **options)
     _MEASURED[key] = (servers, table)  # re-inserted last: the dict keeps least recently used first
@@ -47,7 +43,7 @@ class Context:
     def price(self, sc: Scenario) -> Price:
         key = (sc.price_file, repr(sorted((k, sorted(dict(v).items())) for k, v in sc.prices.items())))
         if key not in self.prices:
-            self.prices[key] = load_prices(sc.price_file, overrides=sc.prices)
+            self.prices[key] = sc.price_table()
         return price_for(sc.model, self.prices[key])
 
     def curve(self, sc: Scenario) -> AccuracyCurve:

@@ -4,7 +4,6 @@ distribution, and the checks scenario values share."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -13,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..core.files import parse_json, read_text
 from ..errors import InputError
+from ..inputs.scenario_files import samples
 
 DISTS = ("fixed", "samples", "poisson", "normal", "lognormal", "uniform")
 
@@ -119,7 +118,7 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
     if isinstance(value, Mapping):
         d = dict(value)
         if "file" in d:
-            return Dist("samples", values=tuple(_samples_file(d.pop("file"), name, base)))
+            return Dist("samples", values=tuple(samples(d.pop("file"), name, base)))
         if "samples" in d:
             return as_dist(d["samples"], name)
         kind = d.pop("dist", d.pop("kind", "fixed"))
@@ -130,25 +129,6 @@ def as_dist(value: Any, name: str, *, base: Path | None = None) -> Dist:
                              f"{', '.join(sorted(allowed))}, or samples / file")
         return Dist(kind, **{k: float(v) for k, v in d.items()})
     raise InputError(f"{name} must be a number, a list of samples or a distribution table, found {value!r}")
-
-
-def _samples_file(path: str, name: str, base: Path | None) -> list[float]:
-    """Token counts from a JSON list, a JSON list of objects with `tokens`, or a CSV with a `tokens` column."""
-    p = Path(path) if base is None or Path(path).is_absolute() else base / path
-    text = read_text(p, "samples file", "a JSON or CSV samples file")
-    if p.suffix == ".csv":
-        import pandas as pd  # only for a CSV samples file
-
-        df = pd.read_csv(io.StringIO(text))
-        if "tokens" not in df.columns:
-            raise InputError(f"{name}: {p} has no 'tokens' column (found {', '.join(df.columns)})")
-        return [float(v) for v in df["tokens"]]
-    doc = parse_json(text, f"{name}: {p}")
-    if isinstance(doc, list):
-        return [float(v["tokens"] if isinstance(v, dict) else v) for v in doc]
-    raise InputError(f"{name}: {p} should hold a list of token counts, found a JSON {type(doc).__name__}")
-
-
 
 
 def nonneg(name: str, v: Any, *, integer: bool = False, positive: bool = False) -> None:

@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..inputs.traces.billing import price_of
 from ..inputs.traces.events import WINDOW
 from ..inputs.traces.tables import Traces
-from ..providers.prices import load_prices
+from ..providers.prices import bundled_prices
 from .scenario import BY_MODEL_FIELDS, Scenario
 from .session_shape import caching_rule_of
 from .subagents import Subagent
@@ -67,7 +67,7 @@ def fit_details(tr: Traces) -> dict[str, Any]:
         raise InputError("the traces name no model, so no price applies; give model= to fit_scenario")
     main = r[r["role"] == MAIN] if (r["role"] == MAIN).any() else r[r["role"] != COMPACTION]
     model = price_of(str(main.loc[main["model"] != "", "model"].mode().iloc[0] if (main["model"] != "").any()
-                         else named.mode().iloc[0]), load_prices()).model
+                         else named.mode().iloc[0]), bundled_prices()).model
     caching = _caching(r)
     defs = r["tool_definition_tokens"].dropna()
     tool_tokens = float(defs.median()) if len(defs) else 0.0

@@ -4,8 +4,9 @@ file itself. `toolsurvey --version` prints it; the JSON of `report`, `plan` and 
 
 from __future__ import annotations
 
-from ..core.assumptions import bundled_toml, newest_as_of
+from ..core.assumptions import newest_as_of
 from ..core.version import version
+from ..inputs.scenario_files import curve_doc
 from ..providers.constants import provider_constants
 from ..providers.litellm import litellm_source
 
@@ -17,7 +18,7 @@ def provenance() -> dict[str, str]:
     prices = litellm_source()
     return {"version": version(), "prices": prices["name"], "prices_as_of": prices["as_of"],
             "providers_as_of": newest_as_of(provider_constants()),
-            "accuracy_curve_as_of": str(bundled_toml("accuracy.toml")["as_of"])}
+            "accuracy_curve_as_of": str(curve_doc(None, "accuracy.toml", "accuracy curve")[0]["as_of"])}
 
 
 def data_lines(p: dict[str, str]) -> list[str]:

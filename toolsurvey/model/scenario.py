@@ -9,10 +9,13 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from ..core.assumptions import read_toml
 from ..core.choices import CACHE_TTLS, CACHING, STRATEGIES
 from ..errors import InputError
-from .accuracy import AccuracyCurve, curve_from_mapping, load_accuracy
+from ..inputs.scenario_files import PriceFile, price_file, toml_doc
+from ..measuring.calibration import Calibration, load_calibration
+from ..providers.catalog import default_model
+from ..providers.prices import Price, load_prices
+from .accuracy import AccuracyCurve, bundled_curve, curve_from_mapping, load_accuracy
 from .dist import Dist, as_dist, nonneg
 from .misses import check_quality, resolve_search
 from .subagents import as_subagents, multipliers, share
@@ -47,16 +50,28 @@ class Phase:
             raise InputError(f"phase {self.name!r}: steps must be a whole number >= 1, found {self.steps!r}")
 
 
+class Phases(tuple):
+    """Phases read from a file: a tuple of Phase that remembers the file (`source`), which is what a
+    scenario's assumptions print for it."""
+
+    source: str = ""
+
+    def __new__(cls, phases, source: str = ""):
+        out = super().__new__(cls, phases)
+        out.source = source
+        return out
+
+
 @dataclass(frozen=True)
 class Scenario:
     """Every assumption of a per-task cost run; see docs/simulation.md for what each field means."""
 
-    model: str = "claude-sonnet-4-5"
+    model: str = default_model()       # providers.toml: the default model of its scenario_provider
     steps: Any = 9                     # requests per task, the final answer included (number or Dist)
     visible: int | None = None         # cap on the tools visible at any step
     strategy: str = "all"
     tools: tuple[str, ...] = ()        # fixed: globs of the visible tools
-    phases: Any = None                 # phases: tuple of Phase, or a phases file path
+    phases: Any = None                 # phases: tuple of Phase, or a phases file path (read when the scenario is made)
     overflow: str = "last"             # phases: a task longer than the schedule stays in the last phase, or cycles
     core: tuple[str, ...] = ()         # retrieval / tool_search: always-visible tools (globs)
     retrieval_k: int = 10
@@ -77,12 +92,12 @@ class Scenario:
     cache_ttl: str = "5m"              # Anthropic: 5-minute (1.25x write) or 1-hour (2x) cache
     render: str = "auto"               # footprint rendering; "auto" = the model's provider rendering
     encoding: str | None = None
-    calibration: str | None = None     # calibration JSON (toolsurvey calibrate) applied to the tool table
+    calibration: Any = None            # Calibration (toolsurvey calibrate), or its JSON file's path (read when made)
     overhead_tokens: float | None = None      # None: the rendering's provider overhead
     tool_tokens: float | None = None          # average-size mode: tokens per tool
     registry_size: int | None = None          # average-size mode: tools in the registry
     accuracy: bool = True
-    accuracy_curve: Any = None         # AccuracyCurve, a path, or None for the bundled curve
+    accuracy_curve: Any = None         # AccuracyCurve, a path (read when made), or None for the bundled curve
     wrong_call_steps: int = 1          # extra requests one wrong tool call costs
     tasks_per_day: float = 1000
     days_per_month: float = 30
@@ -101,7 +116,7 @@ class Scenario:
     growth_by_step: tuple = ()         # result size multipliers by a step's place in its thread: 2, 3-4, 5-8, ...
     by_model: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # model -> BY_MODEL_FIELDS of its main thread
     prices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    price_file: str | None = None
+    price_file: Any = None             # PriceFile, or a price file's path or URL (read when made)
     samples: int = 0                   # Monte Carlo draws (0: expected values only)
     seed: int = 0
     name: str = ""
@@ -152,7 +167,8 @@ class Scenario:
                 nonneg(k, getattr(self, k))
         if self.registry_size is not None:
             nonneg("registry_size", self.registry_size, integer=True)
-        if self.phases is not None and not isinstance(self.phases, (str, os.PathLike)):
+        self._resolve_files()
+        if self.phases is not None and not isinstance(self.phases, Phases):
             set_("phases", tuple(p if isinstance(p, Phase) else _phase(p, "phases") for p in self.phases))
         if self.strategy == "phases" and not self.phases:
             raise InputError("strategy 'phases' needs phases: a phases file path or a list of phases")
@@ -162,6 +178,24 @@ class Scenario:
         self._check_by_model()
         if not isinstance(self.prices, Mapping):
             raise InputError(f"prices must be a table of model -> price fields, found {self.prices!r}")
+
+    def _resolve_files(self) -> None:
+        """Read each file the scenario names, once: a value made from it replaces the path (and
+        `dataclasses.replace` carries the value on, so it is never read again)."""
+        set_ = lambda k, v: object.__setattr__(self, k, v)
+        if isinstance(self.phases, (str, os.PathLike)):
+            set_("phases", Phases(load_phases(self.phases)[0], os.fspath(self.phases)))
+        if isinstance(self.accuracy_curve, (str, os.PathLike)):
+            set_("accuracy_curve", dataclasses.replace(load_accuracy(self.accuracy_curve),
+                                                       file=os.fspath(self.accuracy_curve)))
+        if isinstance(self.calibration, (str, os.PathLike)):
+            set_("calibration", load_calibration(self.calibration))
+        elif self.calibration is not None and not isinstance(self.calibration, Calibration):
+            raise InputError(f"calibration must be a calibration file's path or a Calibration, found {self.calibration!r}")
+        if isinstance(self.price_file, (str, os.PathLike)):
+            set_("price_file", price_file(self.price_file))
+        elif self.price_file is not None and not isinstance(self.price_file, PriceFile):
+            raise InputError(f"price_file must be a price file's path or URL, found {self.price_file!r}")
 
     def _check_session(self) -> None:
         if self.turns.expected() < 1:
@@ -207,21 +241,22 @@ class Scenario:
         return any(getattr(self, k) != v for k, v in SESSION_DEFAULTS.items())
 
     def curve(self) -> AccuracyCurve:
-        """The accuracy curve this scenario uses."""
+        """The accuracy curve this scenario uses (a value: its points and its source)."""
         c = self.accuracy_curve
         if isinstance(c, AccuracyCurve):
             return c
         if isinstance(c, Mapping):
             return curve_from_mapping(c, "scenario accuracy_curve")
-        return load_accuracy(c)
+        return bundled_curve()
 
     def phase_list(self) -> tuple[Phase, ...]:
-        """The phases, loaded from their file when given as a path."""
-        if self.phases is None:
-            return ()
-        if isinstance(self.phases, (str, os.PathLike)):
-            return load_phases(self.phases)[0]
-        return self.phases
+        """The phases (a file's were read when the scenario was made)."""
+        return self.phases or ()
+
+    def price_table(self) -> dict[str, Price]:
+        """The prices this scenario uses: the defaults, updated by its price file and then by its
+        per-model `prices` overrides (no file is read: a price file was read when the scenario was made)."""
+        return load_prices(base=self.price_file.table if self.price_file else None, overrides=self.prices)
 
     def assumptions(self) -> dict[str, Any]:
         """Every field as plain values (distributions described), for printing next to results."""
@@ -230,7 +265,13 @@ class Scenario:
             v = getattr(self, f.name)
             if isinstance(v, Dist):
                 v = v.describe()
-            elif f.name == "phases" and v is not None and not isinstance(v, (str, os.PathLike)):
+            elif isinstance(v, Phases) and v.source:  # read from a file: the file, as it was given
+                v = v.source
+            elif isinstance(v, (PriceFile, Calibration)):
+                v = str(v)
+            elif isinstance(v, AccuracyCurve) and v.file:
+                v = v.file
+            elif f.name == "phases" and v is not None:
                 v = [{"name": p.name, "tools": list(p.tools), "tags": dict(p.tags), "steps": p.steps,
                       **({"count": p.count} if p.count is not None else {})} for p in v]
             elif f.name == "subagents":
@@ -249,6 +290,19 @@ class Scenario:
         return out
 
 
+FILE_FIELDS = ("phases", "accuracy_curve", "calibration", "price_file")  # a path here is read when made
+
+
+def read_files(changes: Mapping[str, Any]) -> dict[str, Any]:
+    """`changes` (scenario fields) with each file path read into its value, for a call that applies
+    them to many scenarios: each file is then read once, not once per scenario."""
+    given = {k: changes[k] for k in FILE_FIELDS if isinstance(changes.get(k), (str, os.PathLike))}
+    if not given:
+        return dict(changes)
+    read = Scenario(**given)
+    return {**changes, **{k: getattr(read, k) for k in given}}
+
+
 def _phase(d: Any, origin: str) -> Phase:
     if not isinstance(d, Mapping) or "name" not in d:
         raise InputError(f"{origin}: each phase needs a name, found {d!r}")
@@ -264,7 +318,7 @@ def _phase(d: Any, origin: str) -> Phase:
 
 def load_phases(path: str | os.PathLike) -> tuple[tuple[Phase, ...], str | None]:
     """Phases (and the file's overflow rule, if any) from a phases TOML file; raises InputError."""
-    doc = _toml(path, "phases file")
+    doc = toml_doc(path, "phases file")
     bad = sorted(set(doc) - {"version", "phases", "overflow", "source", "description"})
     if bad:
         raise InputError(f"{path}: unknown key(s) {', '.join(bad)}; expected [[phases]] tables and "
@@ -274,18 +328,17 @@ def load_phases(path: str | os.PathLike) -> tuple[tuple[Phase, ...], str | None]
     return tuple(_phase(p, os.fspath(path)) for p in doc["phases"]), doc.get("overflow")
 
 
-def _toml(path: str | os.PathLike, what: str) -> dict:
-    try:
-        return read_toml(path, what)
-    except InputError as e:
-        raise InputError(f"cannot read {what} {e}") from None
-
-
 def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
     """A Scenario from a TOML file whose keys are Scenario fields (relative paths are taken from the
-    file's folder); `overrides` replace fields. Raises InputError for unknown keys or bad values.
+    file's folder); `overrides` replace fields. Every file it names (phases, accuracy curve,
+    calibration, prices, samples) is read here, once. Raises InputError for unknown keys or bad values.
     """
-    doc = _toml(path, "scenario")
+    return scenario_from_doc(toml_doc(path, "scenario"), path, **overrides)
+
+
+def scenario_from_doc(doc: dict, path: str | os.PathLike, **overrides) -> Scenario:
+    """`load_scenario` of a document already read from `path`."""
+    doc = dict(doc)
     base = Path(path).resolve().parent
     version = doc.pop("version", SCENARIO_VERSION)
     if version != SCENARIO_VERSION:
@@ -300,11 +353,14 @@ def load_scenario(path: str | os.PathLike, **overrides) -> Scenario:
         doc["phases"] = phases
         if overflow and "overflow" not in doc:
             doc["overflow"] = overflow
-    for k in ("accuracy_curve", "calibration"):
-        if isinstance(doc.get(k), str):
-            doc[k] = rel(doc[k])
-    if isinstance(doc.get("price_file"), str) and not doc["price_file"].startswith(("http://", "https://")):
-        doc["price_file"] = rel(doc["price_file"])
+    if isinstance(doc.get("accuracy_curve"), str):
+        doc["accuracy_curve"] = rel(doc["accuracy_curve"])
+    # Read here, outside the error prefix below: their errors name their own file, as they always have.
+    if isinstance(doc.get("calibration"), str) and "calibration" not in overrides:
+        doc["calibration"] = load_calibration(rel(doc["calibration"]))
+    if isinstance(doc.get("price_file"), str) and "price_file" not in overrides:
+        pf = doc["price_file"]
+        doc["price_file"] = price_file(pf if pf.startswith(("http://", "https://")) else rel(pf))
     for k in ("steps", "response_tokens", "turns", "think_time"):
         if k in doc:
             doc[k] = as_dist(doc[k], f"{path}: {k}", base=base)

@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
 from ..providers.caching import cache_write_price, caching_rules
-from ..providers.prices import PER_MILLION, load_prices
+from ..providers.prices import PER_MILLION
 from .context import Context
 from .cost import row_parameters, row_summaries
 from .dist import Dist
@@ -57,7 +57,7 @@ class _Prices:
     """The price of each model a session's requests name, looked up once (dated ids resolve)."""
 
     def __init__(self, sc: Scenario):
-        self.table = load_prices(sc.price_file, overrides=sc.prices)
+        self.table = sc.price_table()
         self.seen: dict = {}
 
     def of(self, model: str):

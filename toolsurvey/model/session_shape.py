@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
 from ..providers.caching import cache_lifetimes, caching_rules
-from ..providers.prices import load_prices
+from ..providers.prices import bundled_prices
 from .dist import Dist
 
 TTLS = ("5m", "1h")  # a thread's cache lifetime: the provider's default retention, or its longer one
@@ -23,7 +23,7 @@ TTLS = ("5m", "1h")  # a thread's cache lifetime: the provider's default retenti
 def _provider(model: str) -> tuple[str, str]:
     """(provider, model as the price table names it); ("", model) for a model with no price."""
     try:
-        price = price_of(model, load_prices())
+        price = price_of(model, bundled_prices())
     except InputError:
         return "", model
     return price.provider, price.model

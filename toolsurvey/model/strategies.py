@@ -9,7 +9,7 @@ import numpy as np
 from ..core.globs import any_glob, tags_match
 from ..core.registry import Registry, Tool
 from ..errors import InputError
-from ..measuring.calibration import apply_calibration, load_calibration
+from ..measuring.calibration import Calibration, apply_calibration, load_calibration
 from ..measuring.footprint import footprint
 from ..providers.search import search_rules
 from .misses import expected_attempts, found_share, quality_at
@@ -49,14 +49,18 @@ class ToolTable:
 
 
 def tool_table(reg: Registry, *, render: str = "json", encoding: str | None = None,
-               model: str | None = None, calibration: str | None = None) -> ToolTable:
+               model: str | None = None, calibration: Calibration | str | None = None) -> ToolTable:
     """Measure `reg` (and the search tool) with `footprint` under one rendering, calibrated to a
-    provider's exact counts when a calibration file is given; raises InputError for a bad file."""
+    provider's exact counts when a Calibration (or its file, read here once) is given; raises
+    InputError for a bad file."""
+    if calibration is not None and not isinstance(calibration, Calibration):
+        calibration = load_calibration(calibration)
+
     def measure(r: Registry):
         fp = footprint(r, encoding=encoding, render=render, model=model)
         if calibration is None:
             return fp
-        return apply_calibration(fp, load_calibration(calibration))
+        return apply_calibration(fp, calibration)
 
     fp = measure(reg)
     tools = list(reg)

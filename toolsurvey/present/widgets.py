@@ -158,9 +158,7 @@ def _caching_follows(controls: dict, prices, quiet: dict, *, then) -> None:
 
 
 def _prices(sc) -> dict:
-    from ..providers.prices import load_prices
-
-    return load_prices(sc.price_file, overrides=sc.prices)
+    return sc.price_table()
 
 
 def _searches(sc) -> int:

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import InputError
 from . import anthropic, google, openai
+from .constants import provider_constants
 from .endpoints import Provider, ToolApi, Usage
 from .render import JSON, SENT, Rendering
 
@@ -31,6 +32,12 @@ def provider(name: str) -> Provider:
     if name not in PROVIDERS:
         raise InputError(f"unknown provider {name!r}; expected one of: {', '.join(PROVIDERS)}")
     return PROVIDERS[name]
+
+
+def default_model() -> str:
+    """The model a scenario prices when it names none: the default model of providers.toml's
+    `scenario_provider`."""
+    return provider(str(provider_constants()["scenario_provider"])).default_model
 
 
 def provider_label(name: str | None, unknown: str = "") -> str:

@@ -21,6 +21,13 @@ def provider_map() -> dict[str, str]:
     return dict(provider_constants().get("litellm_providers", {}).get("map", {}))
 
 
+def model_prefixes() -> tuple[str, ...]:
+    """The provider prefixes LiteLLM's file writes before some model names ("gemini/")."""
+    from .constants import provider_constants
+
+    return tuple(provider_constants().get("litellm_providers", {}).get("model_prefixes", ()))
+
+
 _MONEY = {"input": "input_cost_per_token", "output": "output_cost_per_token",
           "cache_write": "cache_creation_input_token_cost", "cache_read": "cache_read_input_token_cost",
           "cache_write_1h": "cache_creation_input_token_cost_above_1hr"}

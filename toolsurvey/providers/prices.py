@@ -16,7 +16,16 @@ from typing import Any
 
 from ..core.assumptions import bundled_bytes, bundled_toml, reject_non_finite
 from ..errors import InputError, ProviderError
-from .litellm import LITELLM_URL, cache_dir, chat_entry, entry_row, litellm_rows, litellm_source, provider_map
+from .litellm import (
+    LITELLM_URL,
+    cache_dir,
+    chat_entry,
+    entry_row,
+    litellm_rows,
+    litellm_source,
+    model_prefixes,
+    provider_map,
+)
 
 PER_MILLION = 1_000_000
 PRICE_FIELDS = ("input", "output", "cache_write", "cache_read", "context_window", "min_cache_tokens")
@@ -335,17 +344,16 @@ def load_prices(source: str | os.PathLike | None = None, *, base: Mapping[str, P
 
 
 _DATED = re.compile(r"(?:[-@]\d{8}|[-@]\d{4}-\d{2}-\d{2}|-latest)$")
-_PREFIXES = ("anthropic/", "openai/", "gemini/", "vertex_ai/")
 
 
 def resolve_model(model: str, prices: Mapping[str, Price]) -> str | None:
     """The price-table name of `model`: itself, without a provider prefix, or without a date
     suffix (claude-sonnet-4-5-20250929 -> claude-sonnet-4-5); None if none of those is known."""
-    tries = [model]
-    for p in _PREFIXES:
+    tries, prefixes = [model], model_prefixes()
+    for p in prefixes:
         if model.startswith(p):
             tries.append(model[len(p):])
-    tries += [p + model for p in _PREFIXES]
+    tries += [p + model for p in prefixes]
     tries += [_DATED.sub("", t) for t in list(tries) if _DATED.search(t)]
     return next((t for t in tries if t in prices), None)
 

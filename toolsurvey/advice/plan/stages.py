@@ -1,5 +1,6 @@
 """The stages of a plan, in order, each a change of the state the one before left: delete the tools never
-called, merge near-duplicates, trim large results, gate by phase; and `plan`, which runs them."""
+called, merge near-duplicates, trim large results, gate by phase, defer behind a tool search; and `plan`, which
+runs them."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from ...core.deprecation import deprecated
 from ...core.globs import any_glob, tags_match
 from ...core.registry import Registry, Tool
 from ...core.tokens import DEFAULT_ENCODING
@@ -26,36 +28,67 @@ from .actions import Action, Plan
 from .outcome import finish
 from .state import PlanState, start
 
+# The stages a plan may leave out (`plan(reg, stages=...)`); gating by phase runs whenever there are phases.
+STAGES = ("delete", "merge", "trim", "defer")
+_SWITCHES = {"delete_unused": "delete", "merge": "merge", "trim": "trim", "defer": "defer"}  # before 0.7
 
-def plan(reg: Registry, *, usage=None, phases=None, scenario=None, delete_unused: bool = True,
-         merge: bool = True, trim: dict | bool | None = True, window_days: float | None = 90,
-         unphased: str = "all", config: dict | str | None = None, own=None, queries=None,
-         defer: bool = True) -> Plan:
+
+def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES, trim: dict | None = None,
+         window_days: float | None = 90, unphased: str = "all", config: dict | str | None = None, own=None,
+         queries=None, **switches) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
     `usage` is a Usage (toolsurvey.inputs.sources.load_usage), a log path or a list of call records; `phases` a
     phases file or Phase list; `scenario` a Scenario or scenario file holding every other assumption
     (model, steps, caching, ...). "before" is `advice.baseline.baseline`: the scenario as given (its
     strategy, e.g. its phase gating) with the log's mean tool result; every stage is a change from it.
+    `stages` names the stages to run, of STAGES ("delete", "merge", "trim", "defer"; all by default).
     Merges join tools of one server, or of the servers named in `own` (a list or comma-separated). `trim`
-    is True (the rule in assumptions/audit.toml [plan]), False, or overrides of that rule. When the plan
+    overrides fields of the trim rule (assumptions/audit.toml [plan]). When the plan
     adds phase gating, tools that match no phase stay visible in every phase (`unphased="all"`) or are
     hidden (`"hide"`). Where the model's provider documents deferred loading (tool search), a last stage
     defers every tool behind it when that saves money, priced at the hit rate `queries` measure (a
     queries file or a retrieval evaluation, on the registry as given) or at the stated assumption that
-    every search finds the tool, with the break-even rate (`defer=False` leaves it out).
+    every search finds the tool, with the break-even rate (leave "defer" out of `stages` to skip it).
+    The on/off switches before 0.7 (`delete_unused=`, `merge=`, `trim=True/False`, `defer=`) still
+    work, with a DeprecationWarning.
     Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
     plan that would delete every tool, ...).
     """
+    run, trim = _stages(stages, trim, switches)
     st = start(reg, usage=usage, phases=phases, scenario=scenario, trim=trim, window_days=window_days,
                unphased=unphased, config=config, own=own)
     st.simulate("before", reg, st.base)
-    delete_unused_tools(st, enabled=delete_unused)
-    merge_duplicates(st, enabled=merge)
-    trim_results(st, enabled=bool(trim))
+    delete_unused_tools(st, enabled="delete" in run)
+    merge_duplicates(st, enabled="merge" in run)
+    trim_results(st, enabled="trim" in run)
     gate_by_phase(st)
+    defer = "defer" in run
     defer_loading(st, quality=measured_search(reg, queries) if defer else None, enabled=defer)
     return finish(st)
+
+
+def _stages(stages, trim, switches: dict) -> tuple[set[str], dict | None]:
+    """The stages to run and the trim rule's overrides, the switches before 0.7 applied (with a warning)."""
+    if isinstance(stages, str):
+        stages = [s.strip() for s in stages.split(",") if s.strip()]
+    run = set(stages)
+    bad = sorted(run - set(STAGES))
+    if bad:
+        raise InputError(f"unknown plan stage(s) {', '.join(bad)}; expected some of {', '.join(STAGES)}")
+    unknown = sorted(set(switches) - set(_SWITCHES))
+    if unknown:
+        raise TypeError(f"plan() got an unexpected keyword argument {unknown[0]!r}")
+    if isinstance(trim, bool):
+        switches["trim"], trim = trim, None
+    for name, on in switches.items():
+        stage = _SWITCHES[name]
+        deprecated(f"plan(..., {name}={on!r})", f"plan(..., stages=...) with {stage!r} "
+                   f"{'in' if on else 'left out of'} it", stacklevel=4)
+        run = run | {stage} if on else run - {stage}
+    if trim is not None and not isinstance(trim, dict):
+        raise InputError(f"trim must be a table of trim rule fields, found {trim!r}")
+    return run, trim
 
 
 # --- 1. delete tools never called in the window ---------------------------------------------------
@@ -66,7 +99,7 @@ def delete_unused_tools(st: PlanState, enabled: bool) -> None:
     scenario shows). Raises InputError when that would delete every tool."""
     unused, st.summary = _unused(st) if enabled else ([], None)
     if st.summary is not None:
-        st.warnings += st.summary.attrs["problems"]
+        st.warnings += st.summary.attrs["warnings"]
     if unused and len(unused) == len(st.reg):
         window = f"in the last {st.window_days:g} days" if st.window_days else "anywhere in it"
         raise InputError(f"the usage log calls none of the {len(st.reg):,} tools {window}, so the plan would "

@@ -99,7 +99,7 @@ def start(reg: Registry, *, usage, phases, scenario, trim, window_days, unphased
                    current=reg, scenario=base)
     if usage is not None:  # calls per tool key, the server resolved against the registry
         resolved, problems = resolve(usage, reg)
-        st.warnings += usage.problems + problems
+        st.warnings += usage.warnings + problems
         resolved = resolved[resolved["known"]]
         st.calls = resolved.assign(key=resolved["server"] + "/" + resolved["tool"])
         st.counts = st.calls["key"].value_counts().to_dict()

@@ -16,6 +16,7 @@ from ...inputs.sources import usage_and_traces
 from ...inputs.usage import summarize
 from ...measuring.footprint import footprint, tools_only
 from ...model.assumed import with_options
+from ...model.scenario import Scenario
 from .document import Report, Section
 from .inputs import USAGE_WINDOW_DAYS, Inputs, simulate_quietly
 from .meta import meta
@@ -29,14 +30,12 @@ from .surface import findings_section, surface_section
 from .traces import traces_section
 
 
-def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str | None = None,
-           render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
-           tasks_per_day: float | None = None, caching: str | None = None,
-           system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None,
-           queries: Any = None) -> Report:
+def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, title: str | None = None,
+           own: Any = None, traces: Any = None, queries: Any = None, **changes: Any) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
-    and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
-    scenario's. Every key assumption not given is named in the executive summary.
+    and usage log; `changes` replace scenario fields, as `simulate` takes them (e.g. `model`,
+    `tasks_per_day`, `caching`, `render`; None leaves a field as it is). Every key assumption not
+    given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
     Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
@@ -47,9 +46,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     """
     reg = as_registry(reg)
     named = {"scenario": scenario, "usage": usage, "traces": traces}  # the inputs as given, for the meta line
-    sc, stated, missing = _scenario(scenario, model=model, encoding=encoding, render=render,
-                                    tasks_per_day=tasks_per_day, caching=caching,
-                                    system_prompt_tokens=system_prompt_tokens)
+    sc, stated, missing = _scenario(scenario, **changes)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
@@ -58,19 +55,18 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
                   inp.levers, meta=meta(reg.sources, **named))
 
 
-def _scenario(scenario: Any, *, model: str | None, encoding: str | None, render: str | None,
-              **options: Any) -> tuple[Any, set[str], dict[str, str]]:
-    """The scenario with the options given applied, the fields stated, and the note when there was none."""
+def _scenario(scenario: Any, **changes: Any) -> tuple[Any, set[str], dict[str, str]]:
+    """The scenario with the changes given applied, the fields stated, and the note when there was none."""
     missing = {}
     if scenario is None:
         missing["scenario"] = ("no scenario file was given, so the simulation's default assumptions are "
                                "used; pass --scenario to use yours")
-    sc, stated = with_options(scenario, **options)
-    if model:
-        stated.add("model")
-    # The options given win over the scenario's, for the simulation too, so that both agree.
-    given = {k: v for k, v in (("encoding", encoding), ("render", render), ("model", model)) if v}
-    return dataclasses.replace(sc, **given), stated, missing
+    unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(Scenario)})
+    if unknown:
+        raise TypeError(f"report() got an unexpected keyword argument {unknown[0]!r} (not a Scenario field)")
+    # The changes given win over the scenario's, for the footprint and the simulation alike.
+    sc, stated = with_options(scenario, **{k: v for k, v in changes.items() if v != "" or not isinstance(v, str)})
+    return sc, stated, missing
 
 
 def _inputs(reg: Any, sc: Any, table: pd.DataFrame, usage: Any, *, top: int, own: Any, stated: set[str],

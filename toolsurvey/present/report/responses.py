@@ -47,5 +47,5 @@ def responses_section(inp: Inputs) -> Section:
             tokens=[int(fp.get((a, b), 0)) for a, b in zip(never["server"], never["tool"], strict=True)])
         s.tables.append(Table("never_called", f"{len(never)} tools never called in the log, still sent with "
                               "every request", never.sort_values("tokens", ascending=False).reset_index(drop=True)))
-    s.notes += [f"Usage log: {p}" for p in u.attrs.get("problems", [])[:10]]
+    s.notes += [f"Usage log: {p}" for p in u.attrs.get("warnings", [])[:10]]
     return s
