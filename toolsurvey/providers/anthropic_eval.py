@@ -1,0 +1,55 @@
+"""Anthropic's eval client: the Messages API through the official `anthropic` SDK. It sends one
+query with the tools (the last one marked `cache_control` when caching, so the tool definitions are
+a cached prefix), temperature 0 and tool_choice auto, and reads the answer's tool_use blocks, text,
+refusal (stop_reason "refusal") and usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import anthropic
+from .asking import Answer, AskingClient
+
+MAX_TOKENS = 1024  # Messages requires max_tokens; a tool call fits well within it
+
+
+class MessagesClient(AskingClient):
+    """POST /v1/messages."""
+
+    api = anthropic.MESSAGES
+    provider = anthropic.PROVIDER
+    sdk_module = "anthropic"
+
+    def __init__(self, model: str, *, cache_tools: bool = True, **kwargs):
+        super().__init__(model, **kwargs)
+        self.cache_tools = cache_tools
+
+    def _client(self):
+        import anthropic as sdk
+
+        return sdk.Anthropic(api_key=self._key, base_url=self.base_url, http_client=self._http,
+                             timeout=self.timeout, max_retries=self.max_retries)
+
+    def body(self, query: str, tools: list, system: str | None) -> dict:
+        body: dict[str, Any] = {"model": self.model, "max_tokens": MAX_TOKENS,
+                                "messages": [{"role": "user", "content": query}], "temperature": 0}
+        if system:
+            body["system"] = system
+        if tools:
+            tools = [dict(t) for t in tools]
+            if self.cache_tools:
+                tools[-1]["cache_control"] = {"type": "ephemeral"}
+            body["tools"], body["tool_choice"] = tools, {"type": "auto"}
+        return body
+
+    def _create(self, sdk, body: dict):
+        return sdk.messages.with_raw_response.create(**body)
+
+    def read(self, answer: dict) -> Answer:
+        calls = [(name, args) for _, name, args in anthropic.tool_calls(answer)]
+        text = "".join(str(b.get("text") or "") for b in answer.get("content") or []
+                       if isinstance(b, dict) and b.get("type") == "text")
+        stop = str(answer.get("stop_reason") or "")
+        usage = answer.get("usage")
+        return Answer(calls, text, anthropic.usage(usage) if isinstance(usage, dict) else (0, 0, 0, 0, 0),
+                      stop, (text or "refused") if stop == "refusal" else "")
