@@ -5,6 +5,7 @@ request, so a re-run sends nothing, and a stopped run resumes."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -138,7 +139,7 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
         raise InputError(f"expected --repeat of at least 1, found {repeat}")
     if not len(registry):
         raise InputError("the registry has no tools; an eval needs tools to offer")
-    qs = queries if _loaded(queries) else load_queries(queries, registry, no_tool=True)
+    qs = eval_queries(queries, registry)
     extra = {k: v for k, v in (("timeout", timeout), ("max_retries", max_retries)) if v is not None}
     cl = make_client(api or infer_api(model, base_url), model, base_url=base_url, environ=environ,
                      http_client=http_client, **extra)
@@ -161,8 +162,22 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
     return EvalPlan(cl, off, jobs, store, est, warnings)
 
 
-def _loaded(queries) -> bool:
-    return isinstance(queries, Sequence) and not isinstance(queries, str) and all(isinstance(q, Query) for q in queries)
+def eval_queries(queries, registry: Registry) -> list[Query]:
+    """Queries from a file, several files (ids unique across them), mappings or Query values; `"gold": []`
+    and `"args"` allowed. Raises InputError as load_queries does."""
+    if isinstance(queries, (list, tuple)) and queries and all(isinstance(q, (str, os.PathLike)) for q in queries):
+        out, seen = [], {}
+        for path in queries:
+            for q in load_queries(path, registry, no_tool=True):
+                if q.id in seen:
+                    raise InputError(f"{os.fspath(path)}: query id {q.id!r} is also in {seen[q.id]}; ids must be unique")
+                seen[q.id] = os.fspath(path)
+                out.append(q)
+        return out
+    if isinstance(queries, Sequence) and not isinstance(queries, str) and queries \
+            and all(isinstance(q, Query) for q in queries):
+        return list(queries)
+    return load_queries(queries, registry, no_tool=True)
 
 
 def _render(cl: AskingClient) -> str:

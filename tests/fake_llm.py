@@ -1,0 +1,134 @@
+"""Chat Completions, Responses and Anthropic Messages as an `httpx.MockTransport`, answering in each
+API's documented format (OpenAI API reference: chat.completion and response objects; Anthropic
+Messages API: message object and error shapes). A test scripts what the model "does" per query with
+`decide(query, tool_names) -> Move`; `fail_next` queues HTTP failures. Requests are recorded, so a
+test counts what reached the server."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+
+import httpx
+
+
+@dataclass
+class Move:
+    """What the model answers: calls (name, arguments as text or object), text, or a refusal."""
+
+    calls: list = field(default_factory=list)
+    text: str = ""
+    refusal: str = ""
+
+
+@dataclass
+class Failure:
+    status: int
+    body: dict
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+
+
+class FakeLLM:
+    def __init__(self, decide, url: str = "http://llm.test/v1", prompt_tokens: int = 1000, cached_tokens: int = 0):
+        self.decide, self.url = decide, url
+        self.prompt_tokens, self.cached_tokens = prompt_tokens, cached_tokens
+        self.requests: list[dict] = []
+        self._failures: list[Failure] = []
+        self._lock = threading.Lock()
+        self.transport = httpx.MockTransport(self._handle)
+
+    def fail_next(self, *failures: Failure) -> None:
+        with self._lock:
+            self._failures.extend(failures)
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.read())
+        path = request.url.path
+        self._tools = body.get("tools", [])
+        with self._lock:
+            self.requests.append({"path": path, "body": body, "headers": dict(request.headers)})
+            fail = self._failures.pop(0) if self._failures else None
+        if fail is not None:
+            if fail.delay:
+                read = (request.extensions.get("timeout") or {}).get("read")
+                if read is not None and fail.delay > read:
+                    raise httpx.ReadTimeout("timed out", request=request)
+                time.sleep(fail.delay)
+            if fail.status:
+                return httpx.Response(fail.status, json=fail.body, headers=fail.headers, request=request)
+        if path.endswith("/chat/completions"):
+            return httpx.Response(200, json=self._chat(body), request=request)
+        if path.endswith("/responses"):
+            return httpx.Response(200, json=self._responses(body), request=request)
+        if path.endswith("/messages"):
+            return httpx.Response(200, json=self._messages(body), request=request)
+        return httpx.Response(404, json={"error": {"message": "no such path", "type": "invalid_request_error"}})
+
+    def _move(self, query: str, names: list[str]) -> Move:
+        return self.decide(query, names, self._tools)
+
+    def _chat(self, body: dict) -> dict:
+        query = body["messages"][-1]["content"]
+        names = [t["function"]["name"] for t in body.get("tools", [])]
+        m = self._move(query, names)
+        calls = [{"id": f"call_{i}", "type": "function",
+                  "function": {"name": n, "arguments": a if isinstance(a, str) else json.dumps(a)}}
+                 for i, (n, a) in enumerate(m.calls)]
+        msg = {"role": "assistant", "content": m.text or None, "refusal": m.refusal or None, "annotations": []}
+        if calls:
+            msg["tool_calls"] = calls
+        return {"id": "chatcmpl-1", "object": "chat.completion", "created": 1767225600, "model": body["model"],
+                "choices": [{"index": 0, "message": msg, "logprobs": None,
+                             "finish_reason": "tool_calls" if calls else "stop"}],
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": 20,
+                          "total_tokens": self.prompt_tokens + 20,
+                          "prompt_tokens_details": {"cached_tokens": self.cached_tokens, "audio_tokens": 0}}}
+
+    def _responses(self, body: dict) -> dict:
+        query = body["input"][-1]["content"]
+        m = self._move(query, [t["name"] for t in body.get("tools", [])])
+        out = [{"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{i}", "name": n,
+                "arguments": a if isinstance(a, str) else json.dumps(a), "status": "completed"}
+               for i, (n, a) in enumerate(m.calls)]
+        if m.text or m.refusal:
+            part = ({"type": "refusal", "refusal": m.refusal} if m.refusal
+                    else {"type": "output_text", "text": m.text, "annotations": []})
+            out.append({"type": "message", "id": "msg_1", "status": "completed", "role": "assistant", "content": [part]})
+        return {"id": "resp_1", "object": "response", "created_at": 1767225600, "status": "completed",
+                "model": body["model"], "output": out,
+                "usage": {"input_tokens": self.prompt_tokens, "input_tokens_details": {"cached_tokens": self.cached_tokens},
+                          "output_tokens": 20, "output_tokens_details": {"reasoning_tokens": 0},
+                          "total_tokens": self.prompt_tokens + 20}}
+
+    def _messages(self, body: dict) -> dict:
+        query = body["messages"][-1]["content"]
+        m = self._move(query, [t["name"] for t in body.get("tools", [])])
+        content = ([{"type": "text", "text": m.text}] if m.text else []) + [
+            {"type": "tool_use", "id": f"toolu_{i}", "name": n, "input": a if isinstance(a, dict) else json.loads(a)}
+            for i, (n, a) in enumerate(m.calls)]
+        stop = "refusal" if m.refusal else ("tool_use" if m.calls else "end_turn")
+        cached = bool(body.get("tools")) and body["tools"][-1].get("cache_control") is not None
+        first = cached and not any(r["path"].endswith("/messages") for r in self.requests[:-1])
+        tools_part = self.prompt_tokens - 50
+        return {"id": "msg_1", "type": "message", "role": "assistant", "model": body["model"], "content": content,
+                "stop_reason": stop, "stop_sequence": None,
+                "usage": {"input_tokens": 50 if cached else self.prompt_tokens, "output_tokens": 20,
+                          "cache_creation_input_tokens": tools_part if first else 0,
+                          "cache_read_input_tokens": tools_part if cached and not first else 0}}
+
+
+def route(monkeypatch, fake: FakeLLM) -> None:
+    """Every eval client made in the test (the CLI makes its own) sends through `fake`."""
+    from toolsurvey.providers import asking
+
+    made = asking.AskingClient.__init__
+
+    def init(self, *args, **kwargs):
+        if kwargs.get("http_client") is None:
+            kwargs["http_client"] = httpx.Client(transport=fake.transport)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(asking.AskingClient, "__init__", init)
