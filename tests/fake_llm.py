@@ -6,6 +6,7 @@ test counts what reached the server."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 import time
@@ -38,13 +39,19 @@ class FakeLLM:
         self.requests: list[dict] = []
         self._failures: list[Failure] = []
         self._lock = threading.Lock()
-        self.transport = httpx.MockTransport(self._handle)
+        self.transport = httpx.MockTransport(lambda r: self._handle(r, httpx))
+
+    def client(self, sdk: str):
+        """An HTTP client for the SDK `sdk` ("openai", "anthropic") sending to this server: of the httpx
+        package the SDK is built on (newer SDKs use httpx2, whose API is httpx's)."""
+        lib = http_lib(sdk)
+        return lib.Client(transport=lib.MockTransport(lambda r: self._handle(r, lib)))
 
     def fail_next(self, *failures: Failure) -> None:
         with self._lock:
             self._failures.extend(failures)
 
-    def _handle(self, request: httpx.Request) -> httpx.Response:
+    def _handle(self, request, lib):
         body = json.loads(request.read())
         path = request.url.path
         self._tools = body.get("tools", [])
@@ -55,17 +62,17 @@ class FakeLLM:
             if fail.delay:
                 read = (request.extensions.get("timeout") or {}).get("read")
                 if read is not None and fail.delay > read:
-                    raise httpx.ReadTimeout("timed out", request=request)
+                    raise lib.ReadTimeout("timed out", request=request)
                 time.sleep(fail.delay)
             if fail.status:
-                return httpx.Response(fail.status, json=fail.body, headers=fail.headers, request=request)
+                return lib.Response(fail.status, json=fail.body, headers=fail.headers, request=request)
         if path.endswith("/chat/completions"):
-            return httpx.Response(200, json=self._chat(body), request=request)
+            return lib.Response(200, json=self._chat(body), request=request)
         if path.endswith("/responses"):
-            return httpx.Response(200, json=self._responses(body), request=request)
+            return lib.Response(200, json=self._responses(body), request=request)
         if path.endswith("/messages"):
-            return httpx.Response(200, json=self._messages(body), request=request)
-        return httpx.Response(404, json={"error": {"message": "no such path", "type": "invalid_request_error"}})
+            return lib.Response(200, json=self._messages(body), request=request)
+        return lib.Response(404, json={"error": {"message": "no such path", "type": "invalid_request_error"}})
 
     def _move(self, query: str, names: list[str]) -> Move:
         return self.decide(query, names, self._tools)
@@ -120,6 +127,12 @@ class FakeLLM:
                           "cache_read_input_tokens": tools_part if cached and not first else 0}}
 
 
+def http_lib(sdk: str):
+    """The httpx package an SDK's client is built on (httpx, or httpx2 in newer SDKs)."""
+    base = importlib.import_module(f"{sdk}._base_client")
+    return getattr(base, "httpx2", None) or base.httpx
+
+
 def route(monkeypatch, fake: FakeLLM) -> None:
     """Every eval client made in the test (the CLI makes its own) sends through `fake`."""
     from toolsurvey.providers import asking
@@ -128,7 +141,7 @@ def route(monkeypatch, fake: FakeLLM) -> None:
 
     def init(self, *args, **kwargs):
         if kwargs.get("http_client") is None:
-            kwargs["http_client"] = httpx.Client(transport=fake.transport)
+            kwargs["http_client"] = fake.client(self.sdk_module)
         made(self, *args, **kwargs)
 
     monkeypatch.setattr(asking.AskingClient, "__init__", init)

@@ -1,6 +1,7 @@
 """Anthropic's eval client: the Messages API through the official `anthropic` SDK. It sends one
 query with the tools (the last one marked `cache_control` when caching, so the tool definitions are
-a cached prefix), temperature 0 and tool_choice auto, and reads the answer's tool_use blocks, text,
+a cached prefix), temperature 0 (when the installed SDK still takes it: anthropic 2.x dropped it) and
+tool_choice auto, and reads the answer's tool_use blocks, text,
 refusal (stop_reason "refusal") and usage."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import anthropic
-from .asking import Answer, AskingClient
+from .asking import Answer, AskingClient, sdk_takes
 
 MAX_TOKENS = 1024  # Messages requires max_tokens; a tool call fits well within it
 
@@ -32,7 +33,9 @@ class MessagesClient(AskingClient):
 
     def body(self, query: str, tools: list, system: str | None) -> dict:
         body: dict[str, Any] = {"model": self.model, "max_tokens": MAX_TOKENS,
-                                "messages": [{"role": "user", "content": query}], "temperature": 0}
+                                "messages": [{"role": "user", "content": query}]}
+        if sdk_takes("anthropic.resources.messages:Messages", "temperature"):
+            body["temperature"] = 0
         if system:
             body["system"] = system
         if tools:

@@ -9,7 +9,10 @@ have it replaced by '***'.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib
+import inspect
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -59,6 +62,18 @@ def api_names(keys: Sequence[str], names: Sequence[str]) -> tuple[list[str], lis
         used.add(sent)
         out.append(sent)
     return out, notes
+
+
+@functools.cache
+def sdk_takes(resource: str, param: str) -> bool:
+    """Whether the installed SDK's `module:Class` create() takes `param` (an SDK drops a parameter
+    its API no longer accepts, as anthropic 2.x did temperature); True when it cannot be told."""
+    module, _, cls = resource.partition(":")
+    try:
+        create = getattr(importlib.import_module(module), cls).create
+        return param in inspect.signature(create).parameters
+    except (ImportError, AttributeError, ValueError, TypeError):
+        return True
 
 
 class RequestFailed(ProviderError):

@@ -155,6 +155,8 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
     price = req.find_price(model)
     est = req.estimate([j.query.query for j in todo], len(jobs), tokens, method, system, price)
     warnings = []
+    if jobs and "temperature" not in jobs[0].body:
+        warnings.append(f"temperature 0 is not sent: {cl.label} for {model} does not take it, so answers may vary")
     if off.renamed:
         warnings.append(f"{len(off.renamed)} tool name(s) the API would refuse or that repeat were sent under "
                         f"another name and mapped back: {'; '.join(off.renamed[:5])}"
