@@ -60,6 +60,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-cost", type=_dollars, default=1.0, metavar="DOLLARS",
                    help="send nothing when the estimate is over this (default: $1)")
     p.add_argument("--yes", action="store_true", help="send whatever the estimate")
+    p.add_argument("--dry-run", action="store_true", help="print the estimate and send nothing (no key needed)")
     p.add_argument("--no-cache", action="store_true", help="ask again even when an answer to the same request is cached")
     p.add_argument("--cache-dir", metavar="DIR", help="where answers are cached (default: the user cache folder)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
@@ -77,7 +78,8 @@ def _plan(args, reg):
     from ..measuring.selection.run import plan_eval
 
     return plan_eval(reg, args.queries, args.model, api=args.api, base_url=args.base_url, system=args.system,
-                     repeat=args.repeat, cache=not args.no_cache, cache_dir=args.cache_dir, timeout=args.timeout)
+                     repeat=args.repeat, cache=not args.no_cache, cache_dir=args.cache_dir, timeout=args.timeout,
+                     dry_run=args.dry_run)
 
 
 def _estimate_lines(plan, label: str = "") -> list[str]:
@@ -120,6 +122,16 @@ def run(args: argparse.Namespace) -> int:
         from ..errors import InputError
         raise InputError("--max-drop compares with a baseline; pass --baseline OLD_REGISTRY too")
     reg = load_registry(args)
+    if args.dry_run:
+        plan = _plan(args, reg)
+        print_warnings(plan.warnings)
+        from ._common import fit
+
+        lines = _estimate_lines(plan)
+        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
+            lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
+        write(fit("\n".join(lines)) + "\n", args.output)
+        return 0
     ev = _run(_plan(args, reg), args)
     base = None
     if args.baseline:

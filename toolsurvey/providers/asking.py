@@ -91,8 +91,9 @@ class AskingClient:
     key_optional = False  # a --base-url server usually needs no key
 
     def __init__(self, model: str, *, base_url: str | None = None, environ: Mapping[str, str] | None = None,
-                 http_client: Any = None, timeout: float = DEFAULT_TIMEOUT, max_retries: int = DEFAULT_RETRIES):
-        if absent(self.sdk_module) or absent("jsonschema"):
+                 http_client: Any = None, timeout: float = DEFAULT_TIMEOUT, max_retries: int = DEFAULT_RETRIES,
+                 require_key: bool = True):
+        if require_key and (absent(self.sdk_module) or absent("jsonschema")):  # else: an estimate only
             raise MissingExtra(f"toolsurvey eval with {self.provider.label} needs the {self.sdk_module} SDK and "
                                "jsonschema; install them with: pip install 'toolsurvey[eval]'")
         self.model, self.timeout, self.max_retries = model, timeout, max_retries
@@ -101,7 +102,7 @@ class AskingClient:
         try:
             self._key = self.provider.api_key(environ)
         except ProviderError:
-            if not (self.custom_url and self.key_optional):
+            if require_key and not (self.custom_url and self.key_optional):
                 raise ProviderError(f"no {self.provider.label} API key: set {' or '.join(self.provider.key_vars)} "
                                     "in the environment (keys are read from the environment only)") from None
             self._key = "none"  # the SDK wants one; a local server ignores it

@@ -132,15 +132,17 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
 def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None, base_url: str | None = None,
               system: str | None = None, repeat: int = 1, cache: bool = True, cache_dir=None,
               http_client: Any = None, timeout: float | None = None, max_retries: int | None = None,
-              environ: Mapping[str, str] | None = None) -> EvalPlan:
+              environ: Mapping[str, str] | None = None, dry_run: bool = False) -> EvalPlan:
     """What `selection_eval` would send and what it would cost, without sending anything. Raises
-    InputError for bad queries or options, ProviderError for a missing key."""
+    InputError for bad queries or options, ProviderError for a missing key (unless `dry_run`: then the
+    plan can be estimated but not run)."""
     if repeat < 1:
         raise InputError(f"expected --repeat of at least 1, found {repeat}")
     if not len(registry):
         raise InputError("the registry has no tools; an eval needs tools to offer")
     qs = eval_queries(queries, registry)
     extra = {k: v for k, v in (("timeout", timeout), ("max_retries", max_retries)) if v is not None}
+    extra["require_key"] = not dry_run
     cl = make_client(api or infer_api(model, base_url), model, base_url=base_url, environ=environ,
                      http_client=http_client, **extra)
     off = req.offered(registry, cl.api.tools_format)
