@@ -21,9 +21,9 @@ class MessagesClient(AskingClient):
     provider = anthropic.PROVIDER
     sdk_module = "anthropic"
 
-    def __init__(self, model: str, *, cache_tools: bool = True, **kwargs):
+    def __init__(self, model: str, **kwargs):
         super().__init__(model, **kwargs)
-        self.cache_tools = cache_tools
+        self._marked: tuple[Any, list] | None = None  # (tools given, the same with cache_control): one copy per run
 
     def _client(self):
         import anthropic as sdk
@@ -39,9 +39,10 @@ class MessagesClient(AskingClient):
         if system:
             body["system"] = system
         if tools:
-            tools = [dict(t) for t in tools]
             if self.cache_tools:
-                tools[-1]["cache_control"] = {"type": "ephemeral"}
+                if self._marked is None or self._marked[0] is not tools:
+                    self._marked = (tools, [*tools[:-1], {**tools[-1], "cache_control": {"type": "ephemeral"}}])
+                tools = self._marked[1]
             body["tools"], body["tool_choice"] = tools, {"type": "auto"}
         return body
 

@@ -92,11 +92,12 @@ class AskingClient:
 
     def __init__(self, model: str, *, base_url: str | None = None, environ: Mapping[str, str] | None = None,
                  http_client: Any = None, timeout: float = DEFAULT_TIMEOUT, max_retries: int = DEFAULT_RETRIES,
-                 require_key: bool = True):
+                 require_key: bool = True, cache_tools: bool = True):
         if require_key and (absent(self.sdk_module) or absent("jsonschema")):  # else: an estimate only
             raise MissingExtra(f"toolsurvey eval with {self.provider.label} needs the {self.sdk_module} SDK and "
                                "jsonschema; install them with: pip install 'toolsurvey[eval]'")
         self.model, self.timeout, self.max_retries = model, timeout, max_retries
+        self.cache_tools = cache_tools  # mark the tools as a cached prefix, where the API is told so
         self.custom_url = base_url is not None
         self.base_url = self.provider.base_url(base_url, environ)
         try:
@@ -108,14 +109,22 @@ class AskingClient:
             self._key = "none"  # the SDK wants one; a local server ignores it
         self._http = http_client
         self._sdk = None
+        self._tools_digest: tuple[Any, str] | None = None
 
     @property
     def label(self) -> str:
         return f"{self.provider.label} {self.api.name}"
 
     def request_hash(self, body: dict) -> str:
-        """The cache key of a request: the API, the base URL and the exact body (never the key)."""
-        blob = json.dumps([self.api.name, self.base_url, body], sort_keys=True, ensure_ascii=False)
+        """The cache key of a request: the API, the base URL and the exact body (never the key). The
+        tools, the same list in every request of a run, are hashed once."""
+        tools = body.get("tools")
+        if tools is not None and (self._tools_digest is None or self._tools_digest[0] is not tools):
+            blob = json.dumps(tools, sort_keys=True, ensure_ascii=False).encode("utf-8")
+            self._tools_digest = (tools, hashlib.sha256(blob).hexdigest())
+        rest = {k: v for k, v in body.items() if k != "tools"}
+        blob = json.dumps([self.api.name, self.base_url, rest, tools is not None and self._tools_digest[1]],
+                          sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
     def body(self, query: str, tools: list, system: str | None) -> dict:

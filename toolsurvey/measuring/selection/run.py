@@ -132,7 +132,8 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
 def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None, base_url: str | None = None,
               system: str | None = None, repeat: int = 1, cache: bool = True, cache_dir=None,
               http_client: Any = None, timeout: float | None = None, max_retries: int | None = None,
-              environ: Mapping[str, str] | None = None, dry_run: bool = False) -> EvalPlan:
+              environ: Mapping[str, str] | None = None, dry_run: bool = False,
+              cache_tools: bool = True) -> EvalPlan:
     """What `selection_eval` would send and what it would cost, without sending anything. Raises
     InputError for bad queries or options, ProviderError for a missing key (unless `dry_run`: then the
     plan can be estimated but not run)."""
@@ -143,6 +144,8 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
     qs = eval_queries(queries, registry)
     extra = {k: v for k, v in (("timeout", timeout), ("max_retries", max_retries)) if v is not None}
     extra["require_key"] = not dry_run
+    if not cache_tools:  # Anthropic's cache_control on the tools (OpenAI caches a prefix on its own)
+        extra["cache_tools"] = False
     cl = make_client(api or infer_api(model, base_url), model, base_url=base_url, environ=environ,
                      http_client=http_client, **extra)
     off = req.offered(registry, cl.api.tools_format)
@@ -198,7 +201,8 @@ def selection_eval(registry: Registry, queries, model: str, *, max_cost: float |
 
     Options: api ("openai-chat", "openai-responses", "anthropic-messages"; by default from the model,
     and Chat Completions for `base_url`), base_url (an OpenAI-compatible server), system, repeat,
-    cache, cache_dir, http_client, timeout, max_retries, environ. Nothing is sent when the estimate
+    cache, cache_dir, http_client, timeout, max_retries, environ, cache_tools (False: no
+    cache_control on Anthropic's tools). Nothing is sent when the estimate
     is over `max_cost` dollars, unless `yes`. Raises InputError for bad input or an estimate over
     max_cost, ProviderError for a missing key or a failing service."""
     plan = plan_eval(registry, queries, model, **options)
