@@ -105,19 +105,40 @@ def subset(expected: Any, got: Any) -> bool:
     return expected == got
 
 
-def schema_valid(arguments: dict, schema: Any) -> bool | None:
-    """Whether `arguments` validate against `schema` (jsonschema, the schema's own draft); None when
-    the schema itself is not valid, so nothing can be said."""
+_VALIDATORS: dict[int, tuple[Any, Any]] = {}  # id(schema) -> (schema, its validator or None); the schema
+# is kept so that its id is not reused while the entry lives
+
+
+def _validator(schema: dict):
     from jsonschema import exceptions, validators
 
-    if not isinstance(schema, dict):
-        return None
+    hit = _VALIDATORS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
     try:
         cls = validators.validator_for(schema)
         cls.check_schema(schema)
-        return bool(cls(schema).is_valid(arguments))
+        v = cls(schema)
     except exceptions.SchemaError:
+        v = None
+    except Exception:  # a schema jsonschema cannot read
+        v = None
+    if len(_VALIDATORS) > 10_000:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(schema)] = (schema, v)
+    return v
+
+
+def schema_valid(arguments: dict, schema: Any) -> bool | None:
+    """Whether `arguments` validate against `schema` (jsonschema, the schema's own draft); None when
+    the schema itself is not valid, so nothing can be said."""
+    if not isinstance(schema, dict):
         return None
+    v = _validator(schema)
+    if v is None:
+        return None
+    try:
+        return bool(v.is_valid(arguments))
     except Exception:  # a schema jsonschema cannot evaluate (an unresolvable $ref, a bad pattern)
         return None
 

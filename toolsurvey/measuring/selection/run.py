@@ -54,9 +54,13 @@ class EvalPlan:
         Raises ProviderError when the service fails; Ctrl-C keeps what was fetched in the cache."""
         if concurrency < 1:
             raise InputError(f"expected a concurrency of at least 1, found {concurrency}")
-        answers, failed = _fetch(self, concurrency, progress)
-        records = [_record(j, self.offered, self.client, *answers[j.key], self.estimate.price)
-                   for j in self.jobs if j.key in answers]
+        done: dict[str, dict] = {}
+
+        def record(job: Job, answer: dict, latency: float, from_cache: bool) -> None:
+            done[job.key] = _record(job, self.offered, self.client, answer, latency, from_cache, self.estimate.price)
+
+        failed = _fetch(self, concurrency, progress, record)
+        records = [done[j.key] for j in self.jobs if j.key in done]
         warnings = list(self.warnings)
         if failed:
             warnings.append(f"{len(failed)} of {len(self.jobs)} requests got no answer, so the totals are "
@@ -66,17 +70,18 @@ class EvalPlan:
                              [{"id": i, "error": e} for i, e in failed])
 
 
-def _fetch(plan: EvalPlan, concurrency: int, progress) -> tuple[dict, list]:
-    answers: dict[str, tuple[dict, float, bool]] = {}
+def _fetch(plan: EvalPlan, concurrency: int, progress, record) -> list[tuple[str, str]]:
+    """Each answer to `record(job, answer, latency, from_cache)` as it comes (cached ones first), the
+    classifying done while the next requests are in flight; returns the (id, error) of failed ones."""
     todo = []
     for j in plan.jobs:
         hit = plan.cache.get(j.key)
         if hit is not None:
-            answers[j.key] = (hit[0], hit[1], True)
+            record(j, hit[0], hit[1], True)
         else:
             todo.append(j)
     failed: list[tuple[str, str]] = []
-    total, done = len(plan.jobs), len(answers)
+    total, done = len(plan.jobs), len(plan.jobs) - len(todo)
 
     def ask(job: Job):
         t0 = time.perf_counter()
@@ -100,13 +105,13 @@ def _fetch(plan: EvalPlan, concurrency: int, progress) -> tuple[dict, list]:
                 except RequestFailed as e:
                     failed.append((job.query.id, str(e)))
                 else:
-                    answers[job.key] = (answer, latency, False)
+                    record(job, answer, latency, False)
                 done += 1
                 if progress:
                     progress(done, total)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
-    return answers, failed
+    return failed
 
 
 def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, latency: float,
