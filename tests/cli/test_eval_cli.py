@@ -243,3 +243,18 @@ def test_unreachable_server_is_one_line(monkeypatch, tmp_path, capsys):
                  "--timeout", "2", "-q"]) == 2
     err = capsys.readouterr().err
     assert one_line_error(err, "cannot be reached") and not list((tmp_path / "cache").rglob("*.json"))
+
+
+def test_dry_run_prints_the_estimate_without_a_key_or_a_request(fake, monkeypatch, capsys):
+    assert main(["eval", REG, "--queries", *QUERIES, "--model", "claude-sonnet-4-5", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    # 58 requests of 12,529 tool tokens and their own: $2.24 at $3 / $15 per million; written once and
+    # read 57 times at $3.75 / $0.30 per million: $0.3165 (docs/eval.md works both out by hand)
+    assert "58 of 58 requests" in out and "$2.24" in out and "$0.3165 with the tool definitions cached" in out
+    assert "over --max-cost $1.00" in out and not fake.requests
+
+
+def test_csv_has_one_row_per_answer(fake, capsys):
+    assert run("-q", "--format", "csv") == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("id,repeat,outcome,expected,called") and len(rows) == 59
