@@ -61,6 +61,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="send nothing when the estimate is over this (default: $1)")
     p.add_argument("--yes", action="store_true", help="send whatever the estimate")
     p.add_argument("--dry-run", action="store_true", help="print the estimate and send nothing (no key needed)")
+    p.add_argument("--batch", action="store_true",
+                   help="through the provider's batch API at half price; waits for it, and a re-run resumes it")
     p.add_argument("--no-cache", action="store_true", help="ask again even when an answer to the same request is cached")
     p.add_argument("--cache-dir", metavar="DIR", help="where answers are cached (default: the user cache folder)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
@@ -79,7 +81,7 @@ def _plan(args, reg):
 
     return plan_eval(reg, args.queries, args.model, api=args.api, base_url=args.base_url, system=args.system,
                      repeat=args.repeat, cache=not args.no_cache, cache_dir=args.cache_dir, timeout=args.timeout,
-                     dry_run=args.dry_run)
+                     dry_run=args.dry_run, batch=args.batch)
 
 
 def _estimate_lines(plan, label: str = "") -> list[str]:
@@ -110,7 +112,7 @@ def _run(plan, args, label: str = ""):
         def progress(done, total):
             bar.advance(done - bar.done, total=total)
         try:
-            return plan.run(args.concurrency, progress)
+            return plan.run(args.concurrency, progress, batch=args.batch)
         finally:
             plan.client.close()
 

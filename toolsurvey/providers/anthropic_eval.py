@@ -6,6 +6,7 @@ refusal (stop_reason "refusal") and usage."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from . import anthropic
@@ -57,3 +58,23 @@ class MessagesClient(AskingClient):
         usage = answer.get("usage")
         return Answer(calls, text, anthropic.usage(usage) if isinstance(usage, dict) else (0, 0, 0, 0, 0),
                       stop, (text or "refused") if stop == "refusal" else "")
+
+    # Message Batches: POST /v1/messages/batches, GET .../{id}, then its results (JSON Lines)
+    def batch_submit(self, items: list[tuple[str, dict]]) -> str:
+        reqs = [{"custom_id": cid, "params": body} for cid, body in items]
+        return str(self.call(lambda sdk: sdk.messages.batches.create(requests=reqs)).id)
+
+    def batch_state(self, batch_id: str) -> tuple[bool, str]:
+        status = str(self.call(lambda sdk: sdk.messages.batches.retrieve(batch_id)).processing_status)
+        return status == "ended", status
+
+    def batch_results(self, batch_id: str) -> Iterator[tuple[str, dict | None, str]]:
+        for item in self.call(lambda sdk: list(sdk.messages.batches.results(batch_id))):
+            doc = item.model_dump(mode="json")
+            result = doc.get("result") or {}
+            if result.get("type") == "succeeded" and isinstance(result.get("message"), dict):
+                yield str(doc.get("custom_id")), result["message"], ""
+            else:
+                err = result.get("error") or {}
+                detail = (err.get("error") or err) if isinstance(err, dict) else {}
+                yield str(doc.get("custom_id")), None, f"{result.get('type', 'failed')}: {detail.get('message', '')}".strip(": ")

@@ -15,7 +15,7 @@ import importlib
 import inspect
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +26,9 @@ from .limits import tool_name_rule
 
 DEFAULT_TIMEOUT = 120.0  # seconds per request: a local server may take long, and may never stop (notes)
 DEFAULT_RETRIES = 2  # the SDKs' own retries on 408, 409, 429 and 5xx, honouring retry-after
+# What a batch request costs against the same request sent alone: "50% of standard API prices"
+# (Anthropic documentation, Batch processing, pricing; OpenAI documentation, Batch API), 2026-12-06.
+BATCH_PRICE = 0.5
 
 
 @dataclass
@@ -141,21 +144,39 @@ class AskingClient:
 
     def send(self, body: dict) -> dict:
         """The answer's JSON to `body`; raises ProviderError (the key never in its message)."""
+        raw = self.call(lambda sdk: self._create(sdk, body), body)
+        try:
+            answer = json.loads(raw.http_response.text)
+        except ValueError:
+            raise ProviderError(f"{self.label} at {self.base_url} answered with something that is not JSON") from None
+        if not isinstance(answer, dict):
+            raise ProviderError(f"{self.label} answered with JSON that is not an object")
+        return answer
+
+    def call(self, fn, body: dict | None = None):
+        """`fn(sdk)` through the SDK's client, its failures as one-line ProviderErrors (RequestFailed
+        for a request's own), the key never in a message."""
         failure = None
         try:
             if self._sdk is None:
                 self._sdk = self._client()
-            raw = self._create(self._sdk, body)
-            answer = json.loads(raw.http_response.text)
-        except ValueError:
-            failure = ProviderError(f"{self.label} at {self.base_url} answered with something that is not JSON")
+            return fn(self._sdk)
         except Exception as e:  # the SDK's errors, each one line
-            failure = (RequestFailed if self._own(e) else ProviderError)(self._failure(e, body))
-        if failure is not None:  # raised outside the handler, so no exception chain keeps the key
-            raise type(failure)(self.redact(str(failure)))
-        if not isinstance(answer, dict):
-            raise ProviderError(f"{self.label} answered with JSON that is not an object")
-        return answer
+            failure = (RequestFailed if self._own(e) else ProviderError)(self._failure(e, body or {}))
+        raise type(failure)(self.redact(str(failure)))  # outside the handler: no exception chain keeps the key
+
+    # --- batches: each provider's half-price batch API (submit, poll, read back) -------------------
+    def batch_submit(self, items: list[tuple[str, dict]]) -> str:
+        """Submit (custom_id, body) pairs as one batch; returns the batch's id."""
+        raise NotImplementedError
+
+    def batch_state(self, batch_id: str) -> tuple[bool, str]:
+        """(whether the batch has ended, its status as the provider words it)."""
+        raise NotImplementedError
+
+    def batch_results(self, batch_id: str) -> Iterator[tuple[str, dict | None, str]]:
+        """(custom_id, answer JSON or None, error) of each request of an ended batch."""
+        raise NotImplementedError
 
     def _own(self, e: Exception) -> bool:
         """Whether a failure is the request's own: no answer in time, or HTTP 400, 413 or 422."""

@@ -5,6 +5,8 @@ tool_choice auto, and reads the answer's calls, text, refusal and usage."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from . import openai
@@ -33,6 +35,35 @@ class _OpenAIClient(AskingClient):
     @property
     def label(self) -> str:
         return f"the server's {self.api.name}" if self.custom_url else super().label
+
+    # The Batch API: upload a JSON Lines file, POST /batches, GET /batches/{id}, read the output file
+    def batch_submit(self, items: list[tuple[str, dict]]) -> str:
+        endpoint = "/v1" + self.api.path
+        lines = "".join(json.dumps({"custom_id": cid, "method": "POST", "url": endpoint, "body": body},
+                                   ensure_ascii=False) + "\n" for cid, body in items).encode("utf-8")
+        upload = self.call(lambda sdk: sdk.files.create(file=("eval.jsonl", lines), purpose="batch"))
+        made = self.call(lambda sdk: sdk.batches.create(input_file_id=upload.id, endpoint=endpoint,
+                                                        completion_window="24h"))
+        return str(made.id)
+
+    def batch_state(self, batch_id: str) -> tuple[bool, str]:
+        status = str(self.call(lambda sdk: sdk.batches.retrieve(batch_id)).status)
+        return status in ("completed", "failed", "expired", "cancelled"), status
+
+    def batch_results(self, batch_id: str) -> Iterator[tuple[str, dict | None, str]]:
+        batch = self.call(lambda sdk: sdk.batches.retrieve(batch_id))
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if not file_id:
+                continue
+            text = self.call(lambda sdk, f=file_id: sdk.files.content(f).text)
+            for line in text.splitlines():
+                doc = json.loads(line) if line.strip() else {}
+                resp = doc.get("response") or {}
+                if resp.get("status_code") == 200 and isinstance(resp.get("body"), dict):
+                    yield str(doc.get("custom_id")), resp["body"], ""
+                elif doc:
+                    err = doc.get("error") or (resp.get("body") or {}).get("error") or {}
+                    yield str(doc.get("custom_id")), None, str(err.get("message") if isinstance(err, dict) else err)
 
 
 class ChatClient(_OpenAIClient):

@@ -101,18 +101,18 @@ def cost_of(usage: Sequence[int], price: Price | None) -> float | None:
 
 
 def estimate(prompts: Sequence[str], total: int, tools: int, method: str, system: str | None,
-             price: Price | None) -> Estimate:
+             price: Price | None, scale: float = 1.0) -> Estimate:
     """The cost of sending `prompts` (one request each) carrying `tools` tokens of tool definitions:
     input at the input price; and with caching, the tools as a prefix written once, then read (only
-    when it reaches the model's minimum cacheable length)."""
+    when it reaches the model's minimum cacheable length). Both times `scale` (a batch's price)."""
     rest = [count(p) + MESSAGE_TOKENS + (count(system) if system else 0) for p in prompts]
     n = len(prompts)
     inp = n * tools + sum(rest)
     out = n * OUTPUT_TOKENS
     if price is None:
         return Estimate(total, n, tools, inp, out, None, None, None, method)
-    plain = cost_of((inp, 0, 0, 0, out), price)
+    plain = cost_of((inp, 0, 0, 0, out), price) * scale
     cached = plain
     if n and tools >= price.min_cache_tokens:
-        cached = cost_of((sum(rest), tools, 0, (n - 1) * tools, out), price)
+        cached = cost_of((sum(rest), tools, 0, (n - 1) * tools, out), price) * scale
     return Estimate(total, n, tools, inp, out, plain, cached, price, method)

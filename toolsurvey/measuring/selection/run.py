@@ -15,7 +15,7 @@ from typing import Any
 from ...core.registry import Registry
 from ...errors import InputError
 from ...inputs.queries import Query, load_queries
-from ...providers.asking import AskingClient, RequestFailed
+from ...providers.asking import BATCH_PRICE, AskingClient, RequestFailed
 from ...providers.eval_apis import client as make_client
 from ...providers.eval_apis import infer_api
 from . import request as req
@@ -49,17 +49,26 @@ class EvalPlan:
     estimate: req.Estimate
     warnings: list[str] = field(default_factory=list)
 
-    def run(self, concurrency: int = 1, progress: Callable[[int, int], None] | None = None) -> SelectionEval:
-        """Fetch every answer not cached (at most `concurrency` at once), then classify them all.
-        Raises ProviderError when the service fails; Ctrl-C keeps what was fetched in the cache."""
+    def run(self, concurrency: int = 1, progress: Callable[[int, int], None] | None = None, *,
+            batch: bool = False, poll: float | None = None) -> SelectionEval:
+        """Fetch every answer not cached (at most `concurrency` at once, or as one batch at half
+        price), classifying each as it comes. Raises ProviderError when the service fails; Ctrl-C
+        keeps what was fetched in the cache (and a batch's id, so a re-run resumes it)."""
         if concurrency < 1:
             raise InputError(f"expected a concurrency of at least 1, found {concurrency}")
         done: dict[str, dict] = {}
 
         def record(job: Job, answer: dict, latency: float, from_cache: bool) -> None:
-            done[job.key] = _record(job, self.offered, self.client, answer, latency, from_cache, self.estimate.price)
+            done[job.key] = _record(job, self.offered, self.client, answer, latency, from_cache, self.estimate.price,
+                                    batch and not from_cache)
 
-        failed = _fetch(self, concurrency, progress, record)
+        if batch:
+            from .batch import POLL_SECONDS, fetch_batch
+
+            todo = [j for j in self.jobs if not _from_cache(self, j, record)]
+            failed = fetch_batch(self, todo, progress, record, POLL_SECONDS if poll is None else poll) if todo else []
+        else:
+            failed = _fetch(self, concurrency, progress, record)
         records = [done[j.key] for j in self.jobs if j.key in done]
         warnings = list(self.warnings)
         if failed:
@@ -70,16 +79,17 @@ class EvalPlan:
                              [{"id": i, "error": e} for i, e in failed])
 
 
+def _from_cache(plan: EvalPlan, job: Job, record) -> bool:
+    hit = plan.cache.get(job.key)
+    if hit is not None:
+        record(job, hit[0], hit[1], True)
+    return hit is not None
+
+
 def _fetch(plan: EvalPlan, concurrency: int, progress, record) -> list[tuple[str, str]]:
     """Each answer to `record(job, answer, latency, from_cache)` as it comes (cached ones first), the
     classifying done while the next requests are in flight; returns the (id, error) of failed ones."""
-    todo = []
-    for j in plan.jobs:
-        hit = plan.cache.get(j.key)
-        if hit is not None:
-            record(j, hit[0], hit[1], True)
-        else:
-            todo.append(j)
+    todo = [j for j in plan.jobs if not _from_cache(plan, j, record)]
     failed: list[tuple[str, str]] = []
     total, done = len(plan.jobs), len(plan.jobs) - len(todo)
 
@@ -115,9 +125,10 @@ def _fetch(plan: EvalPlan, concurrency: int, progress, record) -> list[tuple[str
 
 
 def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, latency: float,
-            from_cache: bool, price) -> dict:
+            from_cache: bool, price, batch: bool = False) -> dict:
     """The log's record of one answer: the query, the verdict, the request, what came back, usage,
-    latency and cost (0 billed this run when it came from the cache)."""
+    latency and cost (at the batch price when it came through a batch; not billed this run when it
+    came from the cache)."""
     a = client.read(answer)
     by_name = offered.by_name
     calls = [make_call(n, args, by_name) for n, args in a.calls]
@@ -125,20 +136,22 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
     v = classify(q.gold, calls, a.text, offered.schemas, q.args, offered.names)
     first = calls[0] if calls else None
     cost = req.cost_of(a.usage, price)
+    if cost is not None and batch:
+        cost *= BATCH_PRICE
     return {"id": q.id, "repeat": job.repeat, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
             "expected": v.expected, "called": v.called, "args_valid": v.args_valid, "args_match": v.args_match,
             "reason": v.reason, "request_hash": job.request_hash, "tools_offered": offered.keys,
             "tool": (first.tool or first.name) if first else None, "arguments": first.arguments if first else None,
             "calls": [c.to_json() for c in calls], "text": a.text, "refusal": a.refusal, "stop": a.stop,
             "usage": dict(zip(USAGE_KEYS, a.usage, strict=True)), "latency_s": round(latency, 6),
-            "cost": cost, "from_cache": from_cache}
+            "cost": cost, "from_cache": from_cache, "batch": batch}
 
 
 def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None, base_url: str | None = None,
               system: str | None = None, repeat: int = 1, cache: bool = True, cache_dir=None,
               http_client: Any = None, timeout: float | None = None, max_retries: int | None = None,
               environ: Mapping[str, str] | None = None, dry_run: bool = False,
-              cache_tools: bool = True) -> EvalPlan:
+              cache_tools: bool = True, batch: bool = False) -> EvalPlan:
     """What `selection_eval` would send and what it would cost, without sending anything. Raises
     InputError for bad queries or options, ProviderError for a missing key (unless `dry_run`: then the
     plan can be estimated but not run)."""
@@ -163,7 +176,10 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
     todo = [j for j in jobs if j.key not in store]
     tokens, method = req.tools_tokens(registry, _render(cl), model)
     price = req.find_price(model)
-    est = req.estimate([j.query.query for j in todo], len(jobs), tokens, method, system, price)
+    est = req.estimate([j.query.query for j in todo], len(jobs), tokens, method, system, price,
+                       BATCH_PRICE if batch else 1.0)
+    if batch and cl.custom_url:
+        raise InputError("--batch goes through a provider's batch API; a --base-url server has none")
     warnings = []
     if jobs and "temperature" not in jobs[0].body:
         warnings.append(f"temperature 0 is not sent: {cl.label} for {model} does not take it, so answers may vary")
@@ -200,19 +216,20 @@ def _render(cl: AskingClient) -> str:
 
 def selection_eval(registry: Registry, queries, model: str, *, max_cost: float | None = 1.0, yes: bool = False,
                    concurrency: int = 1, progress: Callable[[int, int], None] | None = None,
-                   **options) -> SelectionEval:
+                   batch: bool = False, poll: float | None = None, **options) -> SelectionEval:
     """Ask `model` which of `registry`'s tools it would call for each of `queries` (a JSON Lines file
     of {"id", "query", "gold": [...] or [], "args"?}, or Query values), and count the outcomes.
 
     Options: api ("openai-chat", "openai-responses", "anthropic-messages"; by default from the model,
     and Chat Completions for `base_url`), base_url (an OpenAI-compatible server), system, repeat,
     cache, cache_dir, http_client, timeout, max_retries, environ, cache_tools (False: no
-    cache_control on Anthropic's tools). Nothing is sent when the estimate
+    cache_control on Anthropic's tools). `batch`: through the provider's batch API at half price,
+    polling every `poll` seconds; a re-run resumes a batch still processing. Nothing is sent when the estimate
     is over `max_cost` dollars, unless `yes`. Raises InputError for bad input or an estimate over
     max_cost, ProviderError for a missing key or a failing service."""
-    plan = plan_eval(registry, queries, model, **options)
+    plan = plan_eval(registry, queries, model, batch=batch, **options)
     check_cost(plan.estimate, max_cost, yes, plan.client.custom_url, model)
-    return plan.run(concurrency, progress)
+    return plan.run(concurrency, progress, batch=batch, poll=poll)
 
 
 def check_cost(est: req.Estimate, max_cost: float | None, yes: bool, local: bool, model: str) -> None:
