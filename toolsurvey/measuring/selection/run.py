@@ -109,7 +109,7 @@ def _fetch(plan: EvalPlan, concurrency: int, progress, record) -> list[tuple[str
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION, timeout=0.5)
             for f in finished:
-                job = futures[f]
+                job = futures.pop(f)  # the answer is recorded, and not kept twice
                 try:
                     answer, latency = f.result()
                 except RequestFailed as e:
