@@ -76,3 +76,28 @@ def test_views_escape_tool_names_queries_and_answers(tmp_path):
     assert "<script>" not in md.replace("\\<script\\>", "")
     fig = json.dumps(confusion_heatmap(ev).to_plotly_json(), default=str)
     assert "<script>" not in fig and "\\u001b" not in fig
+
+
+def test_repeat_asks_each_query_n_times_and_reports_agreement(tmp_path):
+    asked = {}
+
+    def flaky(query, names, tools):  # "owns" answered the same each time, the others alternate
+        asked[query] = asked.get(query, 0) + 1
+        if "owns" in query:
+            return Move([("get_owner", {"service": "x"})])
+        return Move([("get_owner", {"service": "x"})]) if asked[query] % 2 else Move(text="no")
+
+    qs = [{"id": "a", "query": "who owns x", "gold": ["catalog/get_owner"]},
+          {"id": "b", "query": "hello there", "gold": []}]
+    fake = FakeLLM(flaky)
+    ev = ts.selection_eval(REG, qs, "m", base_url="http://llm.test/v1", environ={}, cache_dir=tmp_path, repeat=3,
+                           http_client=fake.client("openai"))
+    assert len(fake.requests) == 6 and len(ev.records) == 6
+    assert [r["repeat"] for r in ev.records] == [0, 1, 2, 0, 1, 2]
+    a = ev.agreement()  # 1 of 2 queries agree; Wilson 95% for 1 of 2 by hand: 0.5 -+ 0.4055
+    assert (a["count"], a["of"]) == (1, 2)
+    assert (a["low"], a["high"]) == (pytest.approx(0.0945, abs=1e-4), pytest.approx(0.9055, abs=1e-4))
+    assert ev.summary["queries"] == 2  # the headline rates read the first answers
+    ts.selection_eval(REG, qs, "m", base_url="http://llm.test/v1", environ={}, cache_dir=tmp_path, repeat=3,
+                      http_client=fake.client("openai"))
+    assert len(fake.requests) == 6  # each repeat cached on its own
