@@ -21,6 +21,16 @@ def _positive(text: str) -> int:
     return n
 
 
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, found {text!r}")
+    return n
+
+
 def _dollars(text: str) -> float:
     try:
         v = float(text.lstrip("$"))
@@ -66,6 +76,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="ask again even when an answer to the same request is cached")
     p.add_argument("--cache-dir", metavar="DIR", help="where answers are cached (default: the user cache folder)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
+    p.add_argument("--retries", type=_count, default=None, metavar="N",
+                   help="the SDK's retries on a timeout, 429 or 5xx, after retry-after (default: 2)")
     p.add_argument("--log", metavar="FILE", help="write one JSON line per answer: the verdict and what came back")
     p.add_argument("--baseline", nargs="+", metavar="PATH",
                    help="an older registry: run the same queries and model on it, and compare")
@@ -81,6 +93,7 @@ def _plan(args, reg):
 
     return plan_eval(reg, args.queries, args.model, api=args.api, base_url=args.base_url, system=args.system,
                      repeat=args.repeat, cache=not args.no_cache, cache_dir=args.cache_dir, timeout=args.timeout,
+                     max_retries=args.retries,
                      dry_run=args.dry_run, batch=args.batch)
 
 
