@@ -5,10 +5,11 @@ request, so a re-run sends nothing, and a stopped run resumes."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,13 +104,20 @@ def _fetch(plan: EvalPlan, concurrency: int, progress, record) -> list[tuple[str
     if progress:
         progress(done, total)
     pool = ThreadPoolExecutor(max_workers=concurrency)
+    queue = iter(todo)
+    futures: dict = {}
+
+    def top_up() -> None:  # at most `concurrency` requests submitted: a Ctrl-C leaves none queued
+        for job in itertools.islice(queue, concurrency - len(futures)):
+            futures[pool.submit(ask, job)] = job
+
     try:
-        futures = {pool.submit(ask, j): j for j in todo}
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_EXCEPTION, timeout=0.5)
-            for f in finished:
-                job = futures.pop(f)  # the answer is recorded, and not kept twice
+        top_up()
+        while futures:
+            finished, _ = wait(futures, return_when=FIRST_COMPLETED)
+            jobs = [(f, futures.pop(f)) for f in finished]  # the answer is recorded, and not kept twice
+            top_up()  # the next requests go out before these answers are classified
+            for f, job in jobs:
                 try:
                     answer, latency = f.result()
                 except RequestFailed as e:
