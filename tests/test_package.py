@@ -37,12 +37,12 @@ pytestmark = pytest.mark.install
 
 PACKAGE = ROOT / "toolsurvey"
 # function -> the position of its argument that names a file in toolsurvey/assumptions/
-ASSUMPTION_READERS = {"bundled_bytes": 0, "bundled_text": 0, "bundled_toml": 0, "toml_or_bundled": 1}
+ASSUMPTION_READERS = {"bundled_bytes": 0, "bundled_text": 0, "bundled_toml": 0, "toml_or_bundled": 1, "curve_doc": 1}
 # Where the code builds a package path from a variable, the values it can take: an f-string's
 # placeholder in that module -> the names. tokens.py verifies a hash for each encoding it loads.
 PLACEHOLDERS = {("core/tokens.py", "name"): sorted(SHIPPED)}
 # The readers themselves: they open what their callers name (those calls are read instead).
-READERS = {"core/assumptions.py"}
+READERS = {"core/assumptions.py", "inputs/scenario_files.py"}
 # `__file__` is used only to find a source tree's pyproject.toml, which is not package data.
 USES_FILE = {"core/version.py"}
 
