@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to plan")
     scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
-                                    caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
+                                    caching=args.caching, system_prompt_tokens=args.system_prompt_tokens,
+                                    accuracy_curve=args.accuracy_curve)
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, delete_unused=args.delete,
              merge=args.merge, trim=args.trim, window_days=args.window_days, unphased=args.unphased,
              config=args.config, own=args.own, queries=args.queries, defer=args.defer)

@@ -33,10 +33,11 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
            render: str | None = None, model: str | None = None, top: int = 15, title: str | None = None,
            tasks_per_day: float | None = None, caching: str | None = None,
            system_prompt_tokens: float | None = None, own: Any = None, traces: Any = None,
-           queries: Any = None) -> Report:
+           queries: Any = None, accuracy_curve: Any = None) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `model`, `tasks_per_day`, `caching` and `system_prompt_tokens` override the
-    scenario's. Every key assumption not given is named in the executive summary.
+    scenario's; `accuracy_curve` (a curve file, e.g. one `toolsurvey eval --visible ... --fit` wrote)
+    replaces the scenario's accuracy curve. Every key assumption not given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
     Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
@@ -49,7 +50,7 @@ def report(reg: Any, *, scenario: Any = None, usage: Any = None, encoding: str |
     named = {"scenario": scenario, "usage": usage, "traces": traces}  # the inputs as given, for the meta line
     sc, stated, missing = _scenario(scenario, model=model, encoding=encoding, render=render,
                                     tasks_per_day=tasks_per_day, caching=caching,
-                                    system_prompt_tokens=system_prompt_tokens)
+                                    system_prompt_tokens=system_prompt_tokens, accuracy_curve=accuracy_curve)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
