@@ -9,8 +9,6 @@ from __future__ import annotations
 import csv
 import io
 
-import pandas as pd
-
 from ..core.writing import safe_text
 from .markdown import escape, visible
 from .units import money, number, percent
@@ -54,13 +52,17 @@ def cost_lines(ev) -> list[str]:
     return [est, got]
 
 
-def per_tool_frame(ev) -> pd.DataFrame:
+def per_tool_frame(ev):
+    import pandas as pd
+
     rows = ev.per_tool()
     cols = ["tool", "expected", "called", "right", "precision", "recall", "skip_rate"]
     return pd.DataFrame(rows, columns=cols)
 
 
-def confusion_frame(ev) -> pd.DataFrame:
+def confusion_frame(ev):
+    import pandas as pd
+
     c = ev.confusion()
     return pd.DataFrame(c["counts"], index=pd.Index(c["rows"], name="expected \\ called"), columns=c["columns"])
 

@@ -14,7 +14,7 @@ from ...errors import InputError
 from ...providers.asking import api_names
 from ...providers.caching import cache_write_price
 from ...providers.prices import PER_MILLION, LazyPrices, Price, price_for
-from ..footprint import footprint
+from ..parts import footprint_columns
 
 OUTPUT_TOKENS = 60  # the output an estimate assumes per answer: a tool call's name and arguments
 MESSAGE_TOKENS = 7  # per request: the user message's framing and the reply's start (OpenAI's cookbook: 3 + 4)
@@ -84,10 +84,12 @@ def tools_tokens(reg: Registry, render: str, model: str | None) -> tuple[int, st
     """Tokens of `reg`'s tools in one request under `render` (the model's own family when the
     rendering knows it, else its default), and how they were counted."""
     try:
-        table = footprint(reg, render=render, model=model, parts=False)
+        cols, attrs = footprint_columns(reg, render=render, model=model, parts=False)
     except InputError:
-        table = footprint(reg, render=render, parts=False)
-    return int(table.loc[table["kind"] != "instructions", "tokens"].sum()), str(table.attrs.get("method") or render)
+        cols, attrs = footprint_columns(reg, render=render, parts=False)
+    # the tools and the request's overhead; servers' instructions are not sent by an eval
+    total = sum(t for t, kind in zip(cols["tokens"], cols["kind"], strict=True) if kind != "instructions")
+    return int(total), str(attrs.get("method") or render)
 
 
 def cost_of(usage: Sequence[int], price: Price | None) -> float | None:
