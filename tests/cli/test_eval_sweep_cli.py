@@ -191,3 +191,16 @@ def test_bad_sweep_options_are_one_line_and_nothing_is_written(fake, tmp_path, c
     assert run("--visible", "all", "--fit", str(curve), "--log", str(log), "-q") == 2
     assert one_line_error(capsys.readouterr().err, "expected at least two sizes")
     assert not curve.exists() and not log.exists()
+
+
+def test_the_estimate_of_all_alone_is_the_plain_evals(tmp_path, monkeypatch):
+    """Each visible set is priced tool by tool; with every tool in every set, that is the plain eval's
+    estimate, line for line (docs/eval.md gives both figures)."""
+    monkeypatch.setenv("TOOLSURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["eval", REG, "--queries", *QUERIES, "--model", "claude-sonnet-4-5", "--dry-run"]
+    plain, swept = tmp_path / "plain.txt", tmp_path / "swept.txt"
+    assert main([*args, "-o", str(plain)]) == 0
+    assert main([*args, "--visible", "all", "-o", str(swept)]) == 0
+    norm = lambda p: " ".join(p.read_text().split()).replace("; the mean over the visible sets", "")
+    assert norm(plain) == norm(swept)
+    assert "$2.24" in norm(plain) and "$0.3165" in norm(plain)

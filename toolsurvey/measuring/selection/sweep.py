@@ -211,33 +211,49 @@ def plan_sweep(registry: Registry, queries, model: str, sizes=DEFAULT_SIZES, *, 
         h = cl.request_hash(body)
         jobs += [Job(q, r, body, h, off, s) for r in range(repeat)]
     plan.jobs = jobs
-    plan.estimate = _estimate(plan, registry, n, options.get("system"))
+    plan.estimate = _estimate(plan, registry, options.get("system"))
     if clamped:
         plan.warnings.append(f"--visible {', '.join(map(str, clamped))}: at or above the registry's {n} tools, "
                              "so measured as 'all'")
     return plan, sizes
 
 
-def _estimate(plan, registry: Registry, n: int, system) -> req.Estimate:
+def _tokens_by_tool(plan, registry: Registry) -> tuple[dict[str, int], int]:
+    """Each tool's tokens (by key) and the request's fixed overhead, counted as `request.tools_tokens`
+    counts a whole registry's (the same rendering; servers' instructions are not sent by an eval)."""
+    from ..parts import footprint_columns
+
+    cl = plan.client  # the rendering plan_eval counts with: the provider's own, compact JSON for another server
+    render, model = ("json" if cl.custom_url else cl.provider.renderings[0].name), cl.model
+    try:
+        cols, _ = footprint_columns(registry, render=render, model=model, parts=False)
+    except InputError:
+        cols, _ = footprint_columns(registry, render=render, parts=False)
+    tools = [int(t) for t, kind in zip(cols["tokens"], cols["kind"], strict=True) if kind == "tool"]
+    fixed = sum(int(t) for t, kind in zip(cols["tokens"], cols["kind"], strict=True) if kind not in ("tool", "instructions"))
+    return dict(zip([t.key for t in registry], tools, strict=True)), fixed
+
+
+def _estimate(plan, registry: Registry, system) -> req.Estimate:
     """The sweep's estimate: each visible set's requests priced as `request.estimate` prices one
     eval's (its tools a prefix written once, then read), their tokens and costs summed. A set's tool
-    tokens are the whole registry's tokens times the share of its tools it carries; `tools_tokens` is
-    their mean per request."""
-    full, method, price = plan.estimate.tools_tokens, plan.estimate.method, plan.estimate.price
+    tokens are its tools' own counts plus the request's fixed overhead; `tools_tokens` is their mean
+    per request."""
+    price, method = plan.estimate.price, plan.estimate.method
+    per_tool, fixed = _tokens_by_tool(plan, registry)
     groups: dict[tuple, list] = {}
     for j in plan.jobs:
         if j.key not in plan.cache:
             groups.setdefault(tuple(j.offered.keys), []).append(j.query.query)
-    parts = [req.estimate(prompts, len(prompts), round(full * len(keys) / n), method, system, price)
+    parts = [req.estimate(prompts, len(prompts), fixed + sum(per_tool[k] for k in keys), method, system, price)
              for keys, prompts in groups.items()]
-    costs = [p.cost for p in parts]
     known = price is not None
     sent = sum(p.requests for p in parts)
-    mean = round(sum(p.tools_tokens * p.requests for p in parts) / sent) if sent else full
+    mean = round(sum(p.tools_tokens * p.requests for p in parts) / sent) if sent else plan.estimate.tools_tokens
     return req.Estimate(len(plan.jobs), sent, mean, sum(p.input_tokens for p in parts),
-                        sum(p.output_tokens for p in parts), float(sum(costs)) if known else None,
+                        sum(p.output_tokens for p in parts), float(sum(p.cost for p in parts)) if known else None,
                         float(sum(p.cost_cached for p in parts)) if known else None, price,
-                        method + "; each visible set's share of the whole registry's tokens")
+                        method + "; the mean over the visible sets")
 
 
 def selection_sweep(registry: Registry, queries, model: str, sizes=DEFAULT_SIZES, *, seed: int = DEFAULT_SEED,
