@@ -142,3 +142,29 @@ def test_the_fitted_curve_round_trips_through_load_accuracy(reg, tmp_path):
     assert "random distractors, seed 0" in curve.source
     assert "task success derived, not measured: (right / queries that need a tool) ^ 2" in curve.source
     assert curve.as_of == "2026-12-06"
+
+
+def _rec(qid, size, outcome, gold=("s/a",), n=5):
+    return {"id": qid, "repeat": 0, "visible": size, "gold": list(gold), "outcome": outcome,
+            "tools_offered": [f"s/t{i}" for i in range(n)]}
+
+
+def test_fit_rules_worked_by_hand_half_counts_and_sizes_without_calls():
+    """Size 5: four queries need a tool, each answered by a wrong call, plus one no-tool query answered
+    rightly: wrong 4 of 4 is written (4 - 0.5) / 4 = 0.875, right 0 of 4 as success 0.5 / 4 = 0.125.
+    Size 10: right, right, wrong, invalid, skip: calls 4, wrong 2 -> 0.5; right 2 of 5 -> 0.4,
+    and with K = 2, 0.16. Size 20: every query skipped: no call to count, no point."""
+    from toolsurvey.measuring.selection.result import SelectionEval
+    from toolsurvey.measuring.selection.sweep import SweepEval
+    from toolsurvey.model.measured_curve import fit_accuracy_curve
+
+    recs = [_rec(f"q{i}", 5, "wrong") for i in range(4)] + [_rec("n", 5, "no_call", gold=())]
+    recs += [_rec(f"q{i}", 10, o, n=10) for i, o in enumerate(("right", "right", "wrong", "invalid", "skip"))]
+    recs += [_rec(f"q{i}", 20, "skip", n=20) for i in range(3)]
+    sw = SweepEval(SelectionEval("m", "openai-chat", None, recs, None), [5, 10, 20], "random", 0, 40)
+    doc, warnings = fit_accuracy_curve(sw, task_calls=2, date="2026-12-06")
+    pts = [(p["visible"], p["wrong"], p["success"]) for p in doc["points"]]
+    assert pts == [(5.0, 0.875, pytest.approx(0.015625)), (10.0, 0.5, pytest.approx(0.16))]
+    assert any("visible 20 has no tool call" in w for w in warnings)
+    assert any("every call was wrong" in w for w in warnings) and any("no query was answered right" in w for w in warnings)
+    assert doc["source"].startswith("measured: m on your registry, 6 queries, 2026-12-06 (queries given in Python")

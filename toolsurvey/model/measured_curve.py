@@ -3,7 +3,8 @@ written in accuracy.toml's layout so that `load_accuracy`, `Scenario(accuracy_cu
 `simulate`, `plan` and `report` read it as they read the bundled one.
 
 Each size of the sweep gives one point:
-- `visible`: the mean number of tools offered at that size (gold tools included);
+- `visible`: the mean number of tools offered at that size, over every query's first answer (gold
+  tools included; the sweep table's `tools` column);
 - `wrong`: the sweep's wrong-call rate (`measuring.selection.sweep.wrong_calls`): of the queries that
   need a tool and whose answer made a call, the share whose call was `wrong` or `invalid`;
 - `success`: derived, not measured (docs/simulation.md, "A measured curve"): a task of K useful
@@ -76,7 +77,7 @@ def fit_accuracy_curve(sweep: SweepEval, query_files: Sequence[str | os.PathLike
             acc = 0.5 / len(first)
             warnings.append(f"--fit: visible {s}: no query was answered right (0 of {len(first)}); task success "
                             f"written from 0.5 of {len(first)}, since a curve's success must be above 0")
-        offered = [len(r["tools_offered"]) for r in first]
+        offered = [len(r["tools_offered"]) for r in recs if r.get("repeat", 0) == 0]
         points.append({"visible": sum(offered) / len(offered), "wrong": wrong, "success": acc ** task_calls,
                        "size": str(s), "calls": w["of"], "wrong_calls": w["count"], "need_tool": len(first),
                        "right": right})
