@@ -21,6 +21,16 @@ def _positive(text: str) -> int:
     return n
 
 
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, found {text!r}")
+    return n
+
+
 def _dollars(text: str) -> float:
     try:
         v = float(text.lstrip("$"))
@@ -66,6 +76,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="ask again even when an answer to the same request is cached")
     p.add_argument("--cache-dir", metavar="DIR", help="where answers are cached (default: the user cache folder)")
     p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
+    p.add_argument("--retries", type=_count, default=None, metavar="N",
+                   help="the SDK's retries on a timeout, 429 or 5xx, after retry-after (default: 2)")
     p.add_argument("--log", metavar="FILE", help="write one JSON line per answer: the verdict and what came back")
     p.add_argument("--baseline", nargs="+", metavar="PATH",
                    help="an older registry: run the same queries and model on it, and compare")
@@ -93,10 +105,11 @@ def _plan(args, reg):
 
     return plan_eval(reg, args.queries, args.model, api=args.api, base_url=args.base_url, system=args.system,
                      repeat=args.repeat, cache=not args.no_cache, cache_dir=args.cache_dir, timeout=args.timeout,
+                     max_retries=args.retries,
                      dry_run=args.dry_run, batch=args.batch)
 
 
-def _estimate_lines(plan, label: str = "") -> list[str]:
+def _estimate_lines(plan, label: str = "", batch: bool = False) -> list[str]:
     from ..present.units import money, number
 
     e = plan.estimate
@@ -107,19 +120,14 @@ def _estimate_lines(plan, label: str = "") -> list[str]:
               f"counted with {e.method}), {number(e.output_tokens)} output tokens assumed")
     if e.cost is None:
         return [head, tokens, f"no price is known for {plan.client.model!r}: the run is counted in tokens only"]
-    return [head, tokens, f"{money(e.cost)} at {e.price.model}'s rates ({e.price.source}, {e.price.as_of}); "
+    half = " (batch: half price)" if batch else ""
+    return [head, tokens, f"{money(e.cost)} at {e.price.model}'s rates{half} ({e.price.source}, {e.price.as_of}); "
                           f"{money(e.cost_cached)} with the tool definitions cached"]
 
 
 def _run(plan, args, label: str = ""):
-    from ..measuring.selection.run import check_cost
-    from ._common import print_warnings, say
     from ._progress import Bar
 
-    for line in _estimate_lines(plan, label):
-        say(line)
-    print_warnings(plan.warnings)
-    check_cost(plan.estimate, args.max_cost, args.yes, plan.client.custom_url, args.model)
     with Bar(f"{label}asking {args.model}", len(plan.jobs), quiet=args.quiet) as bar:
         def progress(done, total):
             bar.advance(done - bar.done, total=total)
@@ -131,7 +139,7 @@ def _run(plan, args, label: str = ""):
 
 def _sweep_options(args) -> dict:
     return dict(api=args.api, base_url=args.base_url, system=args.system, repeat=args.repeat, cache=not args.no_cache,
-                cache_dir=args.cache_dir, timeout=args.timeout, dry_run=args.dry_run)
+                cache_dir=args.cache_dir, timeout=args.timeout, max_retries=args.retries, dry_run=args.dry_run)
 
 
 def _run_sweep(args, reg) -> int:
@@ -194,8 +202,37 @@ def _sweep_output(sw, args) -> str:
     return sel.sweep_markdown(sw) if args.format == "markdown" else sel.sweep_text(sw)
 
 
+def _plans(args, reg) -> list:
+    """(label, plan, registry) of this registry and the baseline's, each estimated before anything is sent."""
+    from ._common import print_warnings
+
+    plans = [("", _plan(args, reg), reg)]
+    if args.baseline:
+        from ..inputs.formats import load
+
+        old = load(*args.baseline, format=args.input_format)
+        print_warnings(old.warnings)
+        plans.append(("baseline ", _plan(args, old), old))
+    for _, plan, _ in plans:
+        print_warnings(plan.warnings)
+    return plans
+
+
+def _check(plans, args) -> None:
+    """Stop unless the whole run (both registries' requests) may be sent: as check_cost says."""
+    import dataclasses
+
+    from ..measuring.selection.run import check_cost
+
+    ests = [p.estimate for _, p, _ in plans]
+    costs = [e.cost for e in ests]
+    total = dataclasses.replace(ests[0], requests=sum(e.requests for e in ests),
+                                cost=None if None in costs else sum(costs))
+    check_cost(total, args.max_cost, args.yes, plans[0][1].client.custom_url, args.model)
+
+
 def run(args: argparse.Namespace) -> int:
-    from ._common import load_registry, print_warnings, say, write
+    from ._common import fit, load_registry, print_warnings, say, write
 
     if args.max_drop is not None and not args.baseline:
         from ..errors import InputError
@@ -206,35 +243,30 @@ def run(args: argparse.Namespace) -> int:
                                                              "task_calls": 1}[dest]:
             from ..errors import InputError
             raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
-    reg = load_registry(args)
     if args.visible is not None:
-        return _run_sweep(args, reg)
+        return _run_sweep(args, load_registry(args))
+    plans = _plans(args, load_registry(args))
+    lines = [line for label, plan, _ in plans for line in _estimate_lines(plan, label, args.batch)]
     if args.dry_run:
-        plan = _plan(args, reg)
-        print_warnings(plan.warnings)
-        from ._common import fit
-
-        lines = _estimate_lines(plan)
-        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
+        costs = [p.estimate.cost for _, p, _ in plans]
+        if None not in costs and sum(costs) > args.max_cost:
             lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
         write(fit("\n".join(lines)) + "\n", args.output)
         return 0
-    ev = _run(_plan(args, reg), args)
-    base = None
-    if args.baseline:
-        from ..inputs.formats import load
-
-        old = load(*args.baseline, format=args.input_format)
-        print_warnings(old.warnings)
-        base = _run(_plan(args, old), args, "baseline ")
+    for line in lines:
+        say(line)
+    _check(plans, args)
+    (_, plan, reg), *old = plans
+    base = _run(old[0][1], args, "baseline ") if old else None
+    ev = _run(plan, args)
     if args.log:
         write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
-    print_warnings(ev.warnings)
+    print_warnings(ev.warnings + (base.warnings if base else []))
     comparison = None
     if base is not None:
         from ..model.selection_compare import compare_evals
 
-        comparison = compare_evals(old, base, reg, ev)
+        comparison = compare_evals(old[0][2], base, reg, ev)
     write(_output(ev, base, comparison, args), args.output)
     return _gate(ev, base, args, say)
 
