@@ -204,3 +204,15 @@ def test_the_estimate_of_all_alone_is_the_plain_evals(tmp_path, monkeypatch):
     norm = lambda p: " ".join(p.read_text().split()).replace("; the mean over the visible sets", "")
     assert norm(plain) == norm(swept)
     assert "$2.24" in norm(plain) and "$0.3165" in norm(plain)
+
+
+def test_sweep_outputs_escape_the_model_name(fake, tmp_path):
+    hostile = "m\x1b[31m<script>|x"
+    for fmt in ("table", "markdown"):
+        out = tmp_path / f"o.{fmt}"
+        assert main(["eval", REG, "--queries", *QUERIES, "--model", hostile, "--base-url", "http://llm.test/v1",
+                     "--visible", "5,all", "--format", fmt, "-o", str(out), "-q"]) == 0
+        text = out.read_text()
+        assert "\x1b" not in text
+        if fmt == "markdown":
+            assert "<script>" not in text
