@@ -54,7 +54,10 @@ def add_scenario_options(p: argparse.ArgumentParser) -> None:
                    help="prompt caching (default: auto, the provider's own behaviour)")
     p.add_argument("--system-prompt-tokens", dest="system_prompt_tokens", type=at_least(0, float),
                    help="tokens of the system prompt on every request")
+    p.add_argument("--accuracy-curve", dest="accuracy_curve", metavar="FILE",
+                   help="an accuracy curve in accuracy.toml's format, e.g. one `toolsurvey eval --visible ... --fit` "
+                        "measured (default: the scenario's, else the bundled curve)")
 
 
 def scenario_options(args: argparse.Namespace) -> dict:
-    return {k: getattr(args, k) for k in ("tasks_per_day", "caching", "system_prompt_tokens")}
+    return {k: getattr(args, k) for k in ("tasks_per_day", "caching", "system_prompt_tokens", "accuracy_curve")}

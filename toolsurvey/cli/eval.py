@@ -84,6 +84,18 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fail-under", type=_share, metavar="ACC", help="exit 1 when accuracy is under ACC (0.8 or 80%%)")
     p.add_argument("--max-drop", type=float, metavar="POINTS",
                    help="with --baseline: exit 1 when accuracy drops by more than POINTS percentage points")
+    sweep = p.add_argument_group("catalog-size sweep (docs/eval.md)")
+    sweep.add_argument("--visible", metavar="SIZES",
+                       help="ask each query with N tools in view for each size, e.g. 5,10,20,40,all: its gold tools "
+                            "plus distractors from the registry")
+    sweep.add_argument("--distractors", choices=("random", "nearest"), default="random",
+                       help="with --visible: a seeded random draw (default), or the tools BM25 ranks highest for the query")
+    sweep.add_argument("--seed", type=int, default=0, help="with --visible: the seed of the distractor draw (default: 0)")
+    sweep.add_argument("--fit", metavar="FILE",
+                       help="with --visible: write the measured curve in accuracy.toml's format, for "
+                            "simulate/plan/report --accuracy-curve FILE")
+    sweep.add_argument("--task-calls", type=_positive, default=1, metavar="K",
+                       help="with --fit: task success = (right tool share) ^ K, a task of K useful calls (default: 1)")
     add_quiet_arg(p)
     add_output_args(p, FORMATS)
 
@@ -125,6 +137,71 @@ def _run(plan, args, label: str = ""):
             plan.client.close()
 
 
+def _sweep_options(args) -> dict:
+    return dict(api=args.api, base_url=args.base_url, system=args.system, repeat=args.repeat, cache=not args.no_cache,
+                cache_dir=args.cache_dir, timeout=args.timeout, max_retries=args.retries, dry_run=args.dry_run)
+
+
+def _run_sweep(args, reg) -> int:
+    """`--visible`: the catalog-size sweep, its table, its log and its fitted curve (--fit)."""
+    from ..errors import InputError
+    from ..measuring.selection.run import check_cost
+    from ..measuring.selection.sweep import SweepEval, plan_sweep
+    from ._common import fit, print_warnings, say, write
+    from ._progress import Bar
+
+    for flag, given in (("--baseline", args.baseline), ("--batch", args.batch), ("--max-drop", args.max_drop)):
+        if given:
+            raise InputError(f"{flag} is not taken with --visible; run the sweep and the comparison separately")
+    plan, sizes = plan_sweep(reg, args.queries, args.model, args.visible, seed=args.seed,
+                             distractors=args.distractors, **_sweep_options(args))
+    lines = _estimate_lines(plan)
+    if args.dry_run:
+        print_warnings(plan.warnings)
+        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
+            lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
+        write(fit("\n".join(lines)) + "\n", args.output)
+        return 0
+    for line in lines:
+        say(line)
+    print_warnings(plan.warnings)
+    check_cost(plan.estimate, args.max_cost, args.yes, plan.client.custom_url, args.model)
+    with Bar(f"asking {args.model}", len(plan.jobs), quiet=args.quiet) as bar:
+        def progress(done, total):
+            bar.advance(done - bar.done, total=total)
+        try:
+            ev = plan.run(args.concurrency, progress)
+        finally:
+            plan.client.close()
+    sw = SweepEval(ev, sizes, args.distractors, args.seed, len(reg))
+    doc = None
+    if args.fit:
+        from ..model.measured_curve import fit_accuracy_curve
+
+        doc, sw.warnings = fit_accuracy_curve(sw, args.queries, task_calls=args.task_calls)
+    if args.log:
+        write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
+    if doc is not None:
+        from ..model.measured_curve import toml_text
+
+        write(toml_text(doc), args.fit)
+        say(f"wrote the measured curve to {args.fit} ({len(doc['points'])} points); "
+            f"{doc['success_rule']}")
+    print_warnings(ev.warnings + sw.warnings)
+    write(_sweep_output(sw, args), args.output)
+    return _gate(sw.eval, None, args, say)
+
+
+def _sweep_output(sw, args) -> str:
+    from ..present import selection as sel
+
+    if args.format == "json":
+        return json.dumps(sw.to_json(), indent=2, ensure_ascii=False) + "\n"
+    if args.format == "csv":
+        return sel.sweep_csv(sw)
+    return sel.sweep_markdown(sw) if args.format == "markdown" else sel.sweep_text(sw)
+
+
 def _plans(args, reg) -> list:
     """(label, plan, registry) of this registry and the baseline's, each estimated before anything is sent."""
     from ._common import print_warnings
@@ -160,6 +237,14 @@ def run(args: argparse.Namespace) -> int:
     if args.max_drop is not None and not args.baseline:
         from ..errors import InputError
         raise InputError("--max-drop compares with a baseline; pass --baseline OLD_REGISTRY too")
+    for flag in ("--fit", "--seed", "--distractors", "--task-calls"):
+        dest = flag[2:].replace("-", "_")
+        if args.visible is None and getattr(args, dest) != {"fit": None, "seed": 0, "distractors": "random",
+                                                             "task_calls": 1}[dest]:
+            from ..errors import InputError
+            raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    if args.visible is not None:
+        return _run_sweep(args, load_registry(args))
     plans = _plans(args, load_registry(args))
     lines = [line for label, plan, _ in plans for line in _estimate_lines(plan, label, args.batch)]
     if args.dry_run:

@@ -123,7 +123,7 @@ def _scenario(args):
     from ..model.assumed import with_options
 
     return with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day, caching=args.caching,
-                        system_prompt_tokens=args.system_prompt_tokens)
+                        system_prompt_tokens=args.system_prompt_tokens, accuracy_curve=args.accuracy_curve)
 
 
 def _rewrites(args, reg, scenario):

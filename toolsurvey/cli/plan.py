@@ -112,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to plan")
     scenario, stated = with_options(args.scenario, model=args.model, tasks_per_day=args.tasks_per_day,
-                                    caching=args.caching, system_prompt_tokens=args.system_prompt_tokens)
+                                    caching=args.caching, system_prompt_tokens=args.system_prompt_tokens,
+                                    accuracy_curve=args.accuracy_curve)
     stages = [s for s in STAGES if getattr(args, s)]  # --no-delete, --no-merge, --no-trim, --no-defer
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, stages=stages,
              window_days=args.window_days, unphased=args.unphased, config=args.config, own=args.own,

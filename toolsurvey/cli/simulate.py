@@ -45,6 +45,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_render_arg(p, "how tool definitions are measured (auto: the model's provider rendering)", auto=True)
     p.add_argument("--tool-tokens", dest="tool_tokens", type=at_least(0, float), help="average-size mode: tokens per tool")
     p.add_argument("--registry-size", dest="registry_size", type=at_least(1), help="average-size mode: tools in the registry")
+    p.add_argument("--accuracy-curve", dest="accuracy_curve", metavar="FILE",
+                   help="an accuracy curve in accuracy.toml's format, e.g. one `toolsurvey eval --visible ... --fit` "
+                        "measured (default: the scenario's, else the bundled curve)")
     p.add_argument("--calibration", metavar="FILE",
                    help="calibration file from `toolsurvey calibrate`: scale offline counts to a provider's exact ones")
     p.add_argument("--prices", dest="price_file", metavar="FILE_OR_URL",
@@ -105,7 +108,7 @@ def grid(args: argparse.Namespace) -> tuple[object, dict]:
     if args.caching is not None:
         axes["caching"] = parse_list(args.caching, "caching", kind=str)
     for k in ("search", "search_quality", "max_searches", "retrieval_k", "tasks_per_day", "system_prompt_tokens", "response_tokens", "render", "cache_ttl",
-              "tool_tokens", "registry_size", "price_file", "accuracy", "samples", "seed", "calibration"):
+              "tool_tokens", "registry_size", "price_file", "accuracy", "accuracy_curve", "samples", "seed", "calibration"):
         v = getattr(args, k)
         if v is not None:
             axes[k] = v

@@ -57,7 +57,7 @@ def unstated_line(sc: Any, stated: set[str], run: Any = None) -> str:
     """'Assumed, not given: model claude-sonnet-4-5, ...' for the key assumptions not stated; '' if all were."""
     parts = []
     for k in KEY_ASSUMPTIONS:
-        if k in stated:
+        if k in stated or (k == "accuracy" and "accuracy_curve" in stated):
             continue
         v = getattr(sc, k)
         v = v.describe() if hasattr(v, "describe") else v

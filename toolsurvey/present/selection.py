@@ -167,3 +167,53 @@ def comparison_text(c: dict, markdown: bool = False) -> str:
     lines += [f"{'- ' if markdown else '  '}{esc(x['id'])}: {x['before']} ({esc(x['called_before'])}) → {x['after']} "
               f"({esc(x['called_after'])}): {esc(x['query'])}" for x in c["changed"]]
     return "\n".join(lines) + "\n"
+
+
+SWEEP_RATES = (("wrong_call_rate", "wrong call"), ("accuracy", "accuracy"), ("tool_accuracy", "right tool"),
+               ("skip_rate", "skip"), ("false_call_rate", "false call"), ("invalid_rate", "invalid"))
+SWEEP_CSV = ("visible", "tools_offered", "queries", *(f"{k}_{x}" for k, _ in SWEEP_RATES
+                                                     for x in ("count", "of", "rate", "low", "high")))
+
+
+def _sweep_head(sw) -> list[str]:
+    ev = sw.eval
+    return [f"catalog-size sweep: {sw.eval.model}, {sw.queries} queries, {sw.registry_size} tools in the registry; "
+            f"each query's gold tools plus {sw.distractors} distractors (seed {sw.seed})",
+            "wrong call = (wrong + invalid) / calls made, over the queries that need a tool (docs/eval.md)",
+            f"api: {ev.api}" + (f" at {ev.base_url}" if ev.base_url else "")]
+
+
+def sweep_rows(sw) -> list[list[str]]:
+    return [[str(r["visible"]), f"{r['tools_offered']:.3g}", str(r["queries"]),
+             *(_rate(r[k]) for k, _ in SWEEP_RATES)] for r in sw.by_size()]
+
+
+def sweep_text(sw) -> str:
+    """The sweep as a terminal page: one row per size, each rate with its 95% interval and counts."""
+    lines = [visible(x) for x in _sweep_head(sw)] + [""]
+    lines += _table(["visible", "tools", "queries", *(label for _, label in SWEEP_RATES)], sweep_rows(sw))
+    lines += ["", *cost_lines(sw.eval), "", f"note: {_caveat()}"]
+    lines += [f"warning: {visible(w)}" for w in sw.eval.warnings + sw.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def sweep_markdown(sw) -> str:
+    out = [f"## Tool selection against catalog size: {escape(sw.describe())}", "",
+           *(f"{escape(x)}  " for x in _sweep_head(sw)), "",
+           "| visible | tools | queries | " + " | ".join(label for _, label in SWEEP_RATES) + " |",
+           "|---|---:|---:|" + "---:|" * len(SWEEP_RATES)]
+    out += ["| " + " | ".join(escape(c) for c in row) + " |" for row in sweep_rows(sw)]
+    out += ["", *(f"- {escape(x)}" for x in cost_lines(sw.eval)), "", f"_{escape(_caveat())}_"]
+    out += [f"- warning: {escape(w)}" for w in sw.eval.warnings + sw.warnings]
+    return "\n".join(out) + "\n"
+
+
+def sweep_csv(sw) -> str:
+    """One row per size: the rates' count, of, rate and interval."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(SWEEP_CSV)
+    for r in sw.by_size():
+        w.writerow([r["visible"], r["tools_offered"], r["queries"],
+                    *("" if r[k][x] is None else r[k][x] for k, _ in SWEEP_RATES for x in ("count", "of", "rate", "low", "high"))])
+    return buf.getvalue()

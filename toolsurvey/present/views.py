@@ -5,6 +5,8 @@ views of their own (`caveats`).
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 
 from ..core.severity import tally
@@ -215,6 +217,18 @@ def selection_text(ev) -> str:
     return plain(*sel.view_lines(ev))
 
 
+def sweep_text(sw) -> str:
+    from . import selection as sel
+
+    return sel.sweep_text(sw)
+
+
+def sweep_html(sw) -> str:
+    from . import selection as sel
+
+    return "<pre>" + html.escape(sel.sweep_text(sw)) + "</pre>"
+
+
 # view name (a Viewable's `view_name`) -> (text view, HTML view)
 _VIEWS = {
     "footprint": (_frame_text(footprint_lines), _footprint_html),
@@ -225,6 +239,7 @@ _VIEWS = {
     "report": (report_text, report_html),
     "retrieval": (retrieval_text, retrieval_html),
     "selection": (selection_text, selection_html),
+    "selection sweep": (sweep_text, sweep_html),
     "assumptions": (assumptions_text, assumptions_html),
     "warnings": (warnings_text, warnings_html),
 }

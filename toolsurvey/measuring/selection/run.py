@@ -33,6 +33,8 @@ class Job:
     repeat: int
     body: dict
     request_hash: str
+    offered: req.Offered | None = None  # the tools this request carries, when not the plan's (a sweep)
+    visible: Any = None  # the sweep's size this request belongs to (a number or "all")
 
     @property
     def key(self) -> str:
@@ -57,10 +59,10 @@ class EvalPlan:
         keeps what was fetched in the cache (and a batch's id, so a re-run resumes it)."""
         if concurrency < 1:
             raise InputError(f"expected a concurrency of at least 1, found {concurrency}")
-        done: dict[str, dict] = {}
+        done: dict[tuple, dict] = {}
 
         def record(job: Job, answer: dict, latency: float, from_cache: bool) -> None:
-            done[job.key] = _record(job, self.offered, self.client, answer, latency, from_cache, self.estimate.price,
+            done[(job.key, job.visible)] = _record(job, job.offered or self.offered, self.client, answer, latency, from_cache, self.estimate.price,
                                     batch and not from_cache)
 
         if batch:
@@ -70,7 +72,7 @@ class EvalPlan:
             failed = fetch_batch(self, todo, progress, record, POLL_SECONDS if poll is None else poll) if todo else []
         else:
             failed = _fetch(self, concurrency, progress, record)
-        records = [done[j.key] for j in self.jobs if j.key in done]
+        records = [done[(j.key, j.visible)] for j in self.jobs if (j.key, j.visible) in done]
         warnings = list(self.warnings)
         if failed:
             warnings.append(f"{len(failed)} of {len(self.jobs)} requests got no answer, so the totals are "
@@ -146,7 +148,8 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
     cost = req.cost_of(a.usage, price)
     if cost is not None and batch:
         cost *= BATCH_PRICE
-    return {"id": q.id, "repeat": job.repeat, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
+    visible = {} if job.visible is None else {"visible": job.visible}
+    return {"id": q.id, "repeat": job.repeat, **visible, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
             "expected": v.expected, "called": v.called, "args_valid": v.args_valid, "args_match": v.args_match,
             "reason": v.reason, "request_hash": job.request_hash, "tools_offered": offered.keys,
             "tool": (first.tool or first.name) if first else None, "arguments": first.arguments if first else None,

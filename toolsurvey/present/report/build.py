@@ -34,7 +34,8 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
            own: Any = None, traces: Any = None, queries: Any = None, **changes: Any) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `changes` replace scenario fields, as `simulate` takes them (e.g. `model`,
-    `tasks_per_day`, `caching`, `render`; None leaves a field as it is). Every key assumption not
+    `tasks_per_day`, `caching`, `render`, `accuracy_curve` (a curve file, e.g. one `toolsurvey eval
+    --visible ... --fit` wrote); None leaves a field as it is). Every key assumption not
     given is named in the executive summary.
     Today's cost is `advice.baseline`: the scenario with the log's mean tool result, the same run as the
     plan's "before". `own` names the servers the user owns (merges may join their tools).
