@@ -77,7 +77,7 @@ _EXPORTS = {
     "selection_sweep": "measuring.selection.sweep",
     "SweepEval": "measuring.selection.sweep",
     "fit_accuracy_curve": "model.measured_curve",
-    "write_accuracy_curve": "model.measured_curve",
+    "write_accuracy_curve": "present.curve_file",
     "RetrievalEval": "measuring.retrieval.evaluation",
     "load_queries": "inputs.queries",
     "Query": "inputs.queries",

@@ -176,15 +176,16 @@ def _run_sweep(args, reg) -> int:
     sw = SweepEval(ev, sizes, args.distractors, args.seed, len(reg))
     doc = None
     if args.fit:
+        from ..inputs.queries import file_digests
         from ..model.measured_curve import fit_accuracy_curve
 
-        doc, sw.warnings = fit_accuracy_curve(sw, args.queries, task_calls=args.task_calls)
+        doc, sw.warnings = fit_accuracy_curve(sw, file_digests(args.queries), task_calls=args.task_calls)
     if args.log:
         write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
     if doc is not None:
-        from ..model.measured_curve import toml_text
+        from ..present.curve_file import curve_toml
 
-        write(toml_text(doc), args.fit)
+        write(curve_toml(doc), args.fit)
         say(f"wrote the measured curve to {args.fit} ({len(doc['points'])} points); "
             f"{doc['success_rule']}")
     print_warnings(ev.warnings + sw.warnings)

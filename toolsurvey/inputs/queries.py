@@ -5,8 +5,9 @@ whose gold tools are resolved against a registry, and a rankings file (JSON Line
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -148,4 +149,21 @@ def load_rankings(source, queries: list[Query], reg: Registry) -> dict[str, list
             dup = next(k for k in keys if keys.count(k) > 1)
             raise InputError(f"{at}: tool {dup!r} is ranked twice for query {qid!r}")
         out[qid] = keys
+    return out
+
+
+def file_digests(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str]]:
+    """(file name, sha256 of its bytes) of each query file, as a measured curve's source names them;
+    raises InputError naming an unreadable one."""
+    out = []
+    for path in paths:
+        h = hashlib.sha256()
+        try:
+            with open(path, "rb") as f:
+                for block in iter(lambda f=f: f.read(1 << 16), b""):
+                    h.update(block)
+        except OSError as e:
+            raise InputError(f"cannot read the query file {os.fspath(path)} to name it in the curve "
+                             f"({e.strerror})") from None
+        out.append((os.path.basename(os.fspath(path)), h.hexdigest()))
     return out

@@ -18,15 +18,12 @@ point, and is named in the warnings; fewer than two points is an error."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from ..errors import InputError
 from ..measuring.selection.sweep import SweepEval, wrong_calls
-from .accuracy import AccuracyCurve, curve_from_mapping
+from .accuracy import curve_from_mapping
 
 WRONG_RULE = ("wrong = (wrong + invalid) / (right + wrong + invalid) over the queries that need a tool, each "
               "query's first answer; skips and queries that need no tool are not counted")
@@ -38,25 +35,15 @@ def success_rule(task_calls: int) -> str:
             "'A measured curve')")
 
 
-def file_digest(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    try:
-        with open(path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 16), b""):
-                h.update(block)
-    except OSError as e:
-        raise InputError(f"cannot read the query file {os.fspath(path)} to name it in the curve ({e.strerror})") from None
-    return h.hexdigest()
-
-
-def fit_accuracy_curve(sweep: SweepEval, query_files: Sequence[str | os.PathLike] = (), *, task_calls: int = 1,
-              date: str | None = None) -> tuple[dict, list[str]]:
-    """(the curve's TOML document, warnings) from a sweep (module docstring). `query_files` are named in
-    the source with their sha256; `date` (YYYY-MM-DD, default today in UTC) is the curve's as_of."""
+def fit_accuracy_curve(sweep: SweepEval, query_files: Sequence[tuple[str, str]] = (), *, task_calls: int = 1,
+                       date: str | None = None) -> tuple[dict, list[str]]:
+    """(the curve's TOML document, warnings) from a sweep (module docstring). `query_files`, the query
+    files' (name, sha256) pairs (`inputs.queries.file_digests`), are named in the source; `date`
+    (YYYY-MM-DD, default today in UTC) is the curve's as_of."""
     if task_calls < 1:
         raise InputError(f"expected --task-calls of at least 1, found {task_calls}")
     date = date or datetime.now(UTC).date().isoformat()
-    files = [(os.path.basename(os.fspath(p)), file_digest(p)) for p in query_files]
+    files = list(query_files)
     points, warnings = [], []
     for s in sweep.sizes:
         recs = [r for r in sweep.records if r["visible"] == s]
@@ -98,35 +85,3 @@ def fit_accuracy_curve(sweep: SweepEval, query_files: Sequence[str | os.PathLike
            "points": sorted(points, key=lambda p: p["visible"])}
     curve_from_mapping(doc, "the fitted curve")  # the file written must load
     return doc, warnings
-
-
-def write_accuracy_curve(sweep: SweepEval, path: str | os.PathLike, query_files: Sequence[str | os.PathLike] = (), *,
-                         task_calls: int = 1, date: str | None = None) -> AccuracyCurve:
-    """Fit `sweep` (fit_accuracy_curve) and write the curve to `path` as TOML; returns it as loaded back."""
-    from ..core.writing import atomic_write
-
-    doc, warnings = fit_accuracy_curve(sweep, query_files, task_calls=task_calls, date=date)
-    for w in warnings:
-        sweep.warnings.append(w)
-    atomic_write(path, toml_text(doc))
-    from .accuracy import load_accuracy
-
-    return load_accuracy(path)
-
-
-def toml_text(doc: dict) -> str:
-    """`doc` as TOML: its scalar keys, then `[[query_files]]` and `[[points]]` tables."""
-    def value(v) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            return repr(v)
-        return json.dumps(str(v))  # a TOML basic string: JSON's escapes are TOML's
-
-    head = ["# An accuracy curve measured with `toolsurvey eval --visible ... --fit` (docs/eval.md).",
-            "# wrong: " + doc["wrong_rule"] + ".", "# success: " + doc["success_rule"] + ".", ""]
-    lines = [f"{k} = {value(v)}" for k, v in doc.items() if not isinstance(v, list)]
-    for table in ("query_files", "points"):
-        for row in doc.get(table, []):
-            lines += ["", f"[[{table}]]", *(f"{k} = {value(v)}" for k, v in row.items())]
-    return "\n".join(head + lines) + "\n"
