@@ -90,11 +90,6 @@ def test_describe_writes_skeletons_with_the_neighbour_named(capsys, tmp_path):
     assert section.index("What it does**") < section.index("Constraints")
 
 
-def test_eval_flags_are_the_seam_for_the_eval_harness(capsys):
-    code, _, err = run(capsys, SAMPLE, "--own", OWN, "--eval-model", "gpt-5.4")
-    assert code == 2 and "issue 37" in err and len(err.strip().splitlines()) == 1
-
-
 def test_without_own_or_with_both_sources_is_one_line(capsys):
     code, _, err = run(capsys, SAMPLE)
     assert code == 2 and "--own" in err

@@ -52,6 +52,21 @@ def _share(text: str) -> float:
     return v
 
 
+def add_asking_args(p: argparse.ArgumentParser, concurrency: str = "--concurrency") -> None:
+    """How the model is asked and what may be spent: the options `eval` and `fix --eval` share.
+    `concurrency` names the flag for requests in flight (fix's --concurrency starts servers)."""
+    p.add_argument("--base-url", metavar="URL",
+                   help="an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio, LiteLLM); its key is optional")
+    p.add_argument("--api", choices=APIS, help="the API to ask (default: by the model; openai-chat with --base-url)")
+    p.add_argument("--system", metavar="TEXT", help="a system prompt sent with every query")
+    p.add_argument(concurrency, dest="ask_concurrency", type=_positive, default=1, metavar="N",
+                   help="requests in flight at once (default: 1)")
+    p.add_argument("--max-cost", type=_dollars, default=1.0, metavar="DOLLARS",
+                   help="send nothing when the estimate is over this (default: $1)")
+    p.add_argument("--yes", action="store_true", help="send whatever the estimate")
+    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
+
+
 def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_output_args, add_registry_args
     from ._progress import add_quiet_arg
@@ -61,21 +76,13 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="one or more files (ids unique across them): "
                         'JSON Lines of {"id", "query", "gold": [tool names] or [] when no tool should fire, "args"?: {...}}')
     p.add_argument("--model", required=True, help="the model id, as the provider or the --base-url server names it")
-    p.add_argument("--base-url", metavar="URL",
-                   help="an OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio, LiteLLM); its key is optional")
-    p.add_argument("--api", choices=APIS, help="the API to ask (default: by the model; openai-chat with --base-url)")
-    p.add_argument("--system", metavar="TEXT", help="a system prompt sent with every query")
+    add_asking_args(p)
     p.add_argument("--repeat", type=_positive, default=1, metavar="N", help="ask each query N times and report agreement")
-    p.add_argument("--concurrency", type=_positive, default=1, metavar="N", help="requests in flight at once (default: 1)")
-    p.add_argument("--max-cost", type=_dollars, default=1.0, metavar="DOLLARS",
-                   help="send nothing when the estimate is over this (default: $1)")
-    p.add_argument("--yes", action="store_true", help="send whatever the estimate")
     p.add_argument("--dry-run", action="store_true", help="print the estimate and send nothing (no key needed)")
     p.add_argument("--batch", action="store_true",
                    help="through the provider's batch API at half price; waits for it, and a re-run resumes it")
     p.add_argument("--no-cache", action="store_true", help="ask again even when an answer to the same request is cached")
     p.add_argument("--cache-dir", metavar="DIR", help="where answers are cached (default: the user cache folder)")
-    p.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per request (default: 120)")
     p.add_argument("--retries", type=_count, default=None, metavar="N",
                    help="the SDK's retries on a timeout, 429 or 5xx, after retry-after (default: 2)")
     p.add_argument("--log", metavar="FILE", help="write one JSON line per answer: the verdict and what came back")
@@ -132,7 +139,7 @@ def _run(plan, args, label: str = ""):
         def progress(done, total):
             bar.advance(done - bar.done, total=total)
         try:
-            return plan.run(args.concurrency, progress, batch=args.batch)
+            return plan.run(args.ask_concurrency, progress, batch=args.batch)
         finally:
             plan.client.close()
 
@@ -230,6 +237,29 @@ def _check(plans, args) -> None:
     total = dataclasses.replace(ests[0], requests=sum(e.requests for e in ests),
                                 cost=None if None in costs else sum(costs))
     check_cost(total, args.max_cost, args.yes, plans[0][1].client.custom_url, args.model)
+
+
+def compare_registries(args, new, old, queries: list[str], model: str):
+    """`eval NEW --baseline OLD` for another command (`fix --eval`): the same queries and model on both
+    registries, each plan's estimate said before anything is sent, the consent rules of `_check`, the
+    answer cache. `args` carries add_asking_args's options and --quiet. Returns (new eval, old eval,
+    compare_evals)."""
+    from ..model.selection_compare import compare_evals
+    from ._common import print_warnings, say
+
+    opts = argparse.Namespace(**{**vars(args), "queries": queries, "model": model, "repeat": 1, "no_cache": False,
+                                 "cache_dir": None, "retries": None, "dry_run": False, "batch": False})
+    plans = [("", _plan(opts, new), new), ("baseline ", _plan(opts, old), old)]
+    said = list(dict.fromkeys(w for _, plan, _ in plans for w in plan.warnings))  # both registries share most
+    print_warnings(said)
+    for label, plan, _ in plans:
+        for line in _estimate_lines(plan, label):
+            say(line)
+    _check(plans, opts)
+    base = _run(plans[1][1], opts, "baseline ")
+    ev = _run(plans[0][1], opts)
+    print_warnings([w for w in dict.fromkeys(ev.warnings + base.warnings) if w not in said])
+    return ev, base, compare_evals(old, base, new, ev)
 
 
 def run(args: argparse.Namespace) -> int:

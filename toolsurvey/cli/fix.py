@@ -13,14 +13,16 @@ _EPILOG = """examples:
   toolsurvey fix REG.json --own catalog --describe review.md   # descriptions to rewrite
   toolsurvey fix --client claude-code --snapshot snap.json --usage calls.jsonl
   toolsurvey fix --client codex --snapshot snap.json --usage calls.jsonl --write
+  toolsurvey fix REG.json --own catalog --eval queries.jsonl --eval-model gpt-4o-mini --max-drop 2
 
 Nothing is written without --write (the default is a dry run: the rewrites and a
-unified diff). Coming with `toolsurvey eval` (issue 37): --eval-model MODEL and
---eval FILE run `toolsurvey eval NEW --baseline OLD` on the same queries and print
-the selection change next to the saving; --max-drop POINTS flags a rewrite that
-lowers accuracy by more.
+unified diff). --eval FILE with --eval-model MODEL runs `toolsurvey eval NEW
+--baseline OLD` (NEW: the fixed registry, OLD: the one read) on those queries and
+prints the selection change next to the saving, the estimate first (--max-cost,
+--yes); --max-drop POINTS flags a rewrite that lowers accuracy by more.
 
-exit status: 0; 2 bad arguments, config or input (nothing is written)."""
+exit status: 0; 1 accuracy fell by more than --max-drop (the rest is still done and
+written); 2 bad arguments, config or input (nothing is written)."""
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -28,6 +30,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     from ._common import add_wide_arg
     from ._measure import add_plan_inputs
     from ._servers import add_client_args, add_discovery_args
+    from .eval import add_asking_args
 
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.epilog = _EPILOG
@@ -48,11 +51,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queries", metavar="FILE", help="queries for the plan's tool-search stage")
     p.add_argument("--no-defer", dest="defer", action="store_false", help="leave tool search out of the plan")
     p.add_argument("--eval-model", default=None, metavar="MODEL",
-                   help="(coming with `toolsurvey eval`, issue 37) measure the selection change of the rewrites")
+                   help="with --eval: the model asked which tool it calls, on the registry read and the fixed one")
     p.add_argument("--eval", dest="eval_file", default=None, metavar="FILE",
-                   help="(coming with `toolsurvey eval`, issue 37) the queries the selection change is measured on")
+                   help="with --eval-model: the queries the selection change is measured on (as `eval --queries`)")
     p.add_argument("--max-drop", type=above(0), default=None, metavar="POINTS",
-                   help="(coming with `toolsurvey eval`, issue 37) flag rewrites that lower accuracy by more")
+                   help="with --eval: flag (exit 1) rewrites that lower accuracy by more than POINTS percentage points")
+    add_asking_args(p, concurrency="--eval-concurrency")
     p.add_argument("--write", action="store_true",
                    help="write: the fixed registry (-o) and the client's config files (backups kept)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: %(default)s)")
@@ -69,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
 
     if bool(args.paths) == bool(args.client):
         raise InputError("give the registry to fix (PATH) or --client NAME (its servers' tools), one of them")
-    selection_change(args)
+    wanted = _eval_wanted(args)
     reg, cfg = _registry(args)
     scenario, _ = _scenario(args)
     report: dict = {"rewrites": None, "settings": None}
@@ -78,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         rw, report["rewrites"] = _rewrites(args, reg, scenario)
     elif args.paths:
         raise InputError("name the servers you own with --own: fix rewrites schemas only on them")
+    if wanted:
+        report["selection"] = selection_change(args, reg, rw.after)
     if args.describe:
         _describe(args, reg)
     changes = []
@@ -93,18 +99,40 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n" if args.format == "json" \
         else _text(report, changes)
     write(text, None)
-    return 0
+    return 1 if (report.get("selection") or {}).get("flagged") else 0
 
 
-def selection_change(args: argparse.Namespace) -> None:
-    """The seam for `toolsurvey eval` (issue 37): with --eval-model or --eval, run `eval NEW --baseline
-    OLD` on the same queries and report the selection change next to the saving, flagging a drop over
-    --max-drop. Until the harness lands, asking for it is one line and exit 2."""
+def _eval_wanted(args: argparse.Namespace) -> bool:
+    """Whether the selection change is asked for; one line (InputError) when a partner flag is missing."""
     from ..errors import InputError
 
-    if args.eval_model or args.eval_file or args.max_drop is not None:
-        raise InputError("--eval-model, --eval and --max-drop need `toolsurvey eval` (issue 37), which this "
-                         "version does not have yet; run fix without them")
+    if not (args.eval_model or args.eval_file):
+        if args.max_drop is not None:
+            raise InputError("--max-drop flags a drop in accuracy measured with --eval FILE and --eval-model "
+                             "MODEL; pass both")
+        return False
+    if not (args.eval_model and args.eval_file):
+        given, missing = ("--eval", "--eval-model MODEL") if args.eval_file else ("--eval-model", "--eval FILE")
+        raise InputError(f"{given} needs {missing} too: the queries and the model the selection change is "
+                         "measured with")
+    if not args.own:
+        raise InputError("--eval measures the schema rewrites on the servers you own; name them with --own")
+    return True
+
+
+def selection_change(args: argparse.Namespace, old, new) -> dict:
+    """`toolsurvey eval NEW --baseline OLD` on --eval's queries with --eval-model: the accuracy of both
+    with intervals, the comparison (changed queries, McNemar's p, tokens and cost per completed task),
+    and whether accuracy fell by more than --max-drop points (as eval's gate counts it)."""
+    from .eval import compare_registries
+
+    ev, base, comparison = compare_registries(args, new, old, [args.eval_file], args.eval_model)
+    drop = None if base.accuracy is None or ev.accuracy is None else (base.accuracy - ev.accuracy) * 100
+    return {"model": args.eval_model, "queries": args.eval_file,
+            "accuracy_before": base.summary["accuracy"], "accuracy_after": ev.summary["accuracy"],
+            "comparison": comparison,
+            "drop_points": drop, "max_drop": args.max_drop,
+            "flagged": args.max_drop is not None and drop is not None and drop > args.max_drop}
 
 
 def _registry(args):
@@ -266,6 +294,8 @@ def _text(report: dict, changes) -> str:
             lines = [f"not applied: {r['rule']} on {r['tool']}: {r['why']}" for r in rw["refused"]]
             more = f"\n… and {len(lines) - 20:,} more (--format json lists them all)" if len(lines) > 20 else ""
             parts.append(fit("\n".join(lines[:20]) + more))
+    if report.get("selection") is not None:
+        parts.append(_selection_text(report["selection"]))
     st = report["settings"]
     if st is not None:
         parts.append(fit(f"{st['label']} settings for the plan ({st['model']}): in the context "
@@ -281,3 +311,25 @@ def _text(report: dict, changes) -> str:
         if diffs:
             parts.append(diffs.rstrip("\n"))
     return "\n\n".join(parts) + "\n"
+
+
+def _selection_text(sel: dict) -> str:
+    """The selection change: both accuracies with intervals, then eval --baseline's comparison as eval
+    prints it (the baseline is the registry read, "this registry" the fixed one), then the flag."""
+    from ..present.markdown import visible
+    from ..present.selection import comparison_text, rate_text
+    from ..present.units import percent
+    from ._common import fit
+
+    head = fit(f"selection change of the rewrites: {visible(sel['model'])} asked which tool it calls for each query "
+               f"of {visible(sel['queries'])}, on the registry read (the baseline) and the fixed one (this registry), "
+               "as `toolsurvey eval FIXED --baseline READ` asks\n"
+               f"  accuracy before: {rate_text(sel['accuracy_before'])}\n"
+               f"  accuracy after:  {rate_text(sel['accuracy_after'])}")
+    text = head + "\n\n" + comparison_text(sel["comparison"]).rstrip("\n")
+    if sel["flagged"]:
+        text += "\n\n" + fit(f"FLAGGED: accuracy dropped {sel['drop_points']:.1f} points "
+                              f"({percent(sel['accuracy_before']['rate'])} → {percent(sel['accuracy_after']['rate'])}), "
+                              f"more than --max-drop {sel['max_drop']:g}: the rewrites change which tool the model "
+                              "calls (exit 1)")
+    return text

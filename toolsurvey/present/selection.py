@@ -25,6 +25,11 @@ def _rate(r: dict) -> str:
     return f"{percent(r['rate'])}  [{percent(r['low'])}, {percent(r['high'])}]  ({r['count']} of {r['of']})"
 
 
+def rate_text(r: dict) -> str:
+    """A rate of an eval's summary with its 95% interval and counts: `81.0%  [70.2%, 88.6%]  (47 of 58)`."""
+    return _rate(r)
+
+
 def headline_rows(ev) -> list[list[str]]:
     s = ev.summary
     rows = [[label, _rate(s[key])] for key, label in HEADLINES]
