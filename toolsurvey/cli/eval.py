@@ -177,7 +177,7 @@ def _run_sweep(args, reg) -> int:
         def progress(done, total):
             bar.advance(done - bar.done, total=total)
         try:
-            ev = plan.run(args.concurrency, progress)
+            ev = plan.run(args.ask_concurrency, progress)
         finally:
             plan.client.close()
     sw = SweepEval(ev, sizes, args.distractors, args.seed, len(reg))
