@@ -70,6 +70,8 @@ _EXPORTS = {
     "fit_scenario": "model.fit",
     "compare": "model.compare",
     "retrieval_eval": "measuring.retrieval.evaluation",
+    "selection_eval": "measuring.selection.run",
+    "SelectionEval": "measuring.selection.result",
     "RetrievalEval": "measuring.retrieval.evaluation",
     "load_queries": "inputs.queries",
     "Query": "inputs.queries",

@@ -7,7 +7,8 @@ import importlib.util
 from ..errors import InputError
 
 EXTRA = {"mcp": "discover", "psutil": "discover", "ipywidgets": "lab", "anywidget": "lab",
-         "duckdb": "traces", "dask": "dask", "distributed": "dask", "kaleido": "static"}
+         "duckdb": "traces", "dask": "dask", "distributed": "dask", "kaleido": "static",
+         "jsonschema": "eval"}
 
 
 class MissingExtra(InputError, ImportError):
@@ -21,6 +22,11 @@ def require(*modules: str, purpose: str) -> None:
         extras = ",".join(dict.fromkeys(EXTRA[m.partition(".")[0]] for m in missing))
         raise MissingExtra(f"{purpose} needs {' and '.join(missing)}, which {'is' if len(missing) == 1 else 'are'} "
                            f"not installed; install it with: pip install 'toolsurvey[{extras}]'")
+
+
+def absent(module: str) -> bool:
+    """Whether `module` cannot be imported (not installed)."""
+    return _absent(module)
 
 
 def _absent(module: str) -> bool:

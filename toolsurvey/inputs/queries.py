@@ -7,7 +7,8 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..core.files import parse_json, read_text
 from ..core.registry import Registry
@@ -20,8 +21,10 @@ class Query:
 
     id: str
     query: str
-    gold: tuple[str, ...]
+    gold: tuple[str, ...]  # empty: no tool should be called (selection evals only)
     source: str = ""
+    # expected argument values, matched as a subset of the call's arguments (selection evals only)
+    args: dict[str, Any] | None = field(default=None, compare=False, hash=False)
 
 
 class ToolNames:
@@ -63,9 +66,12 @@ def _lines(path: str | os.PathLike, what: str) -> Iterable[tuple[int, dict]]:
         yield n, doc
 
 
-def make_queries(rows: Iterable[Mapping], reg: Registry, where: str = "queries") -> list[Query]:
+def make_queries(rows: Iterable[Mapping], reg: Registry, where: str = "queries", *,
+                 no_tool: bool = False) -> list[Query]:
     """Queries from mappings with id, query and gold, gold names resolved against `reg`; raises
-    InputError for an empty set, a duplicate id, a missing field or a gold tool not in `reg`."""
+    InputError for an empty set, a duplicate id, a missing field or a gold tool not in `reg`. With
+    `no_tool`, `"gold": []` (no tool should be called) is accepted, and so is `"args"`, an object of
+    expected argument values."""
     names, out, seen = ToolNames(reg), [], {}
     for i, row in enumerate(rows, 1):
         at = f"{where} {row.get('_line', i)}" if isinstance(row, Mapping) else f"{where} {i}"
@@ -84,23 +90,29 @@ def make_queries(rows: Iterable[Mapping], reg: Registry, where: str = "queries")
             gold = [gold]
         if isinstance(gold, tuple):
             gold = list(gold)
-        if not isinstance(gold, list) or not gold or not all(isinstance(g, str) for g in gold):
-            raise InputError(f"{at} ({qid}): expected gold, a non-empty list of tool names, found {gold!r}")
+        if not isinstance(gold, list) or not (gold or no_tool) or not all(isinstance(g, str) for g in gold):
+            kind = "a list of tool names ([] when no tool should be called)" if no_tool else \
+                "a non-empty list of tool names"
+            raise InputError(f"{at} ({qid}): expected gold, {kind}, found {gold!r}")
         keys = tuple(dict.fromkeys(names.resolve(g, f"{at} ({qid})") for g in gold))
-        out.append(Query(qid, text, keys, str(row.get("source", ""))))
+        args = row.get("args") if no_tool else None
+        if args is not None and not (isinstance(args, dict) and keys):
+            raise InputError(f"{at} ({qid}): expected args, an object of expected argument values for a "
+                             f"query with a gold tool, found {args!r}")
+        out.append(Query(qid, text, keys, str(row.get("source", "")), args))
     if not out:
         raise InputError(f"{where.removesuffix(' line')}: no queries; expected JSON Lines of {{\"id\", \"query\", \"gold\": [...]}}")
     return out
 
 
-def load_queries(source, reg: Registry) -> list[Query]:
+def load_queries(source, reg: Registry, *, no_tool: bool = False) -> list[Query]:
     """Queries from a JSON Lines file (or a list of mappings or Query values), resolved against
     `reg`; raises InputError as make_queries does, or for a bad line."""
     if isinstance(source, (str, os.PathLike)):
         rows = [{**doc, "_line": n} for n, doc in _lines(source, "queries file")]
-        return make_queries(rows, reg, f"{os.fspath(source)} line")
+        return make_queries(rows, reg, f"{os.fspath(source)} line", no_tool=no_tool)
     rows = [q.__dict__ if isinstance(q, Query) else q for q in source]
-    return make_queries(rows, reg)
+    return make_queries(rows, reg, no_tool=no_tool)
 
 
 def load_rankings(source, queries: list[Query], reg: Registry) -> dict[str, list[str]]:

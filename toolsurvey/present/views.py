@@ -192,6 +192,21 @@ def retrieval_text(ev) -> str:
     return plain(*view_lines(ev))
 
 
+def selection_html(ev) -> str:
+    from . import selection as sel
+
+    title, lines = sel.view_lines(ev)
+    return rich_html(title, lines, [("Per tool", sel.per_tool_frame(ev), None),
+                                    ("Confusion: expected (rows) against called (columns)",
+                                     sel.confusion_frame(ev).reset_index(), None)])
+
+
+def selection_text(ev) -> str:
+    from . import selection as sel
+
+    return plain(*sel.view_lines(ev))
+
+
 # view name (a Viewable's `view_name`) -> (text view, HTML view)
 _VIEWS = {
     "footprint": (_frame_text(footprint_lines), _footprint_html),
@@ -201,6 +216,7 @@ _VIEWS = {
     "diff": (diff_text, diff_html),
     "report": (report_text, report_html),
     "retrieval": (retrieval_text, retrieval_html),
+    "selection": (selection_text, selection_html),
     "assumptions": (assumptions_text, assumptions_html),
     "warnings": (warnings_text, warnings_html),
 }

@@ -1,0 +1,169 @@
+"""A selection eval shown: the headline rates with their 95% intervals, the per-tool table, the
+confusion matrix (expected against called), the estimate beside what was billed, and the caveat
+that the figures describe one model on these queries. As a terminal page, Markdown, CSV (one row per
+answer) and the Jupyter views. Tool names, queries and answers are third-party text: escaped in
+every output."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from ..core.writing import safe_text
+from .markdown import escape, visible
+from .units import money, number, percent
+
+HEADLINES = (("accuracy", "accuracy (right tool, or rightly no call)"), ("tool_accuracy", "right tool, of queries needing one"),
+             ("skip_rate", "skip (no call, a tool needed)"), ("false_call_rate", "false call (a call, none needed)"),
+             ("invalid_rate", "invalid call"))
+MAX_TOOLS = 25  # rows and columns of the text confusion matrix and per-tool table (JSON has them all)
+
+
+def _rate(r: dict) -> str:
+    if r["rate"] is None:
+        return f"–  (0 of {r['of']})"
+    return f"{percent(r['rate'])}  [{percent(r['low'])}, {percent(r['high'])}]  ({r['count']} of {r['of']})"
+
+
+def headline_rows(ev) -> list[list[str]]:
+    s = ev.summary
+    rows = [[label, _rate(s[key])] for key, label in HEADLINES]
+    rows.append(["right tool, arguments failing its schema", str(s["right_invalid_args"])])
+    if s["args_match"]["of"]:
+        rows.append(["expected arguments matched (of right answers with args)", _rate(s["args_match"])])
+    agree = ev.agreement()
+    if agree:
+        rows.append(["answers that agree across repeats", _rate(agree)])
+    return rows
+
+
+def cost_lines(ev) -> list[str]:
+    """The estimate made before sending, and what the answers were billed."""
+    e, b = ev.estimate, ev.billed()
+    est = (f"estimate: {number(e.requests)} requests, {number(e.input_tokens)} input tokens"
+           + (f", {money(e.cost)} ({money(e.cost_cached)} with the tools cached)" if e.cost is not None
+              else " (no price is known for this model: tokens only)"))
+    u = b["usage"]
+    billed_in = sum(u.get(k, 0) for k in ("input", "cache_write_5m", "cache_write_1h", "cache_read"))
+    got = (f"billed: {number(b['requests'])} requests sent ({number(b['from_cache'])} answers from the cache, "
+           f"not billed), {number(billed_in)} input tokens ({number(u.get('cache_read', 0))} read from the "
+           f"provider's cache), {number(u.get('output', 0))} output tokens"
+           + (f", {money(b['cost'])}" if b["cost"] is not None else ""))
+    return [est, got]
+
+
+def per_tool_frame(ev):
+    import pandas as pd
+
+    rows = ev.per_tool()
+    cols = ["tool", "expected", "called", "right", "precision", "recall", "skip_rate"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def confusion_frame(ev):
+    import pandas as pd
+
+    c = ev.confusion()
+    return pd.DataFrame(c["counts"], index=pd.Index(c["rows"], name="expected \\ called"), columns=c["columns"])
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    fmt = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True)))
+    return [fmt(header), *(fmt(r) for r in rows)]
+
+
+def _short(names: list[str]) -> dict[str, str]:
+    """Column labels for the confusion matrix: c1, c2, ... with a legend (names are long)."""
+    return {n: f"t{i}" for i, n in enumerate(names, 1)}
+
+
+def selection_text(ev) -> str:
+    """The eval as a terminal page."""
+    lines = [visible(ev.describe()), f"api: {ev.api}" + (f" at {visible(ev.base_url)}" if ev.base_url else ""), ""]
+    lines += _table(["rate", "value  [95% interval]  (count)"], headline_rows(ev))
+    pt = ev.per_tool()[:MAX_TOOLS]
+    lines += ["", "per tool (expected: queries it answers; called: answers naming it):"]
+    lines += _table(["tool", "expected", "called", "right", "precision", "recall", "skip"],
+                    [[visible(r["tool"]), str(r["expected"]), str(r["called"]), str(r["right"]), percent(r["precision"]),
+                      percent(r["recall"]), percent(r["skip_rate"])] for r in pt])
+    c = ev.confusion()
+    tools = [n for n in c["rows"] if n != "none"][:MAX_TOOLS]
+    short = _short(tools)
+    lines += ["", "confusion (rows expected, columns called):"]
+    head = ["expected \\ called", *(short[n] for n in tools), "none", "invalid"]
+    keep = [c["columns"].index(n) for n in tools] + [c["columns"].index("none"), c["columns"].index("invalid")]
+    rows = [[short.get(r, r), *(str(c["counts"][i][j]) for j in keep)] for i, r in enumerate(c["rows"])
+            if r in short or r == "none"]
+    lines += _table(head, rows)
+    lines += [f"  {short[n]} = {visible(n)}" for n in tools]
+    lines += ["", *cost_lines(ev), "", f"note: {_caveat()}"]
+    lines += [f"warning: {visible(w)}" for w in ev.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def _caveat() -> str:
+    from ..measuring.selection.result import CAVEAT
+
+    return CAVEAT
+
+
+def selection_markdown(ev) -> str:
+    """The eval as Markdown: headline table, per-tool table, confusion matrix, cost, caveat."""
+    out = [f"## Tool selection: {escape(ev.describe())}", "", "| rate | value [95% interval] (count) |", "|---|---|"]
+    out += [f"| {escape(a)} | {escape(b)} |" for a, b in headline_rows(ev)]
+    out += ["", "| tool | expected | called | right | precision | recall | skip |", "|---|---:|---:|---:|---:|---:|---:|"]
+    out += [f"| {escape(r['tool'])} | {r['expected']} | {r['called']} | {r['right']} | {percent(r['precision'])} | "
+            f"{percent(r['recall'])} | {percent(r['skip_rate'])} |" for r in ev.per_tool()]
+    c = ev.confusion()
+    out += ["", "| expected \\ called | " + " | ".join(escape(x) for x in c["columns"]) + " |",
+            "|---|" + "---:|" * len(c["columns"])]
+    out += [f"| {escape(r)} | " + " | ".join(str(v) for v in row) + " |" for r, row in zip(c["rows"], c["counts"], strict=True)]
+    out += ["", *(f"- {escape(x)}" for x in cost_lines(ev)), "", f"_{escape(_caveat())}_"]
+    out += [f"- warning: {escape(w)}" for w in ev.warnings]
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = ("id", "repeat", "outcome", "expected", "called", "args_valid", "args_match", "tool", "text",
+               "latency_s", "cost", "from_cache")
+
+
+def records_csv(ev) -> str:
+    """One row per answer (the log's main fields), spreadsheet-safe."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+    for r in ev.records:
+        w.writerow([safe_text("" if r[k] is None else r[k]) for k in CSV_COLUMNS])
+    return buf.getvalue()
+
+
+def view_lines(ev) -> tuple[str, list[str]]:
+    """The Jupyter view's title and lines: the headline rates, cost, caveat, warnings."""
+    lines = [f"{a}: {b}" for a, b in headline_rows(ev)] + cost_lines(ev) + [_caveat()]
+    return f"Tool selection: {ev.describe()}", lines + [f"warning: {w}" for w in ev.warnings[:5]]
+
+
+def _task(t: dict) -> str:
+    tok = "–" if t["tokens_per_request"] is None else f"{number(t['tokens_per_request'])} tool tokens per request"
+    per = t["tokens_per_completed_task"]
+    task = "no task completed" if per is None else f"{number(per)} tokens per completed task"
+    cost = "" if t["cost_per_completed_task"] is None else f", {money(t['cost_per_completed_task'])} per completed task"
+    return f"{tok}, {task}{cost}" + (f" ({t['note']})" if t.get("note") else "")
+
+
+def comparison_text(c: dict, markdown: bool = False) -> str:
+    """The baseline comparison: accuracy before and after with McNemar's exact p, each registry's
+    tokens and cost per completed task (simulated with the measured accuracy), and the queries whose
+    outcome changed."""
+    esc = escape if markdown else visible
+    acc = lambda v: "–" if v is None else percent(v)
+    diff = "–" if c["difference"] is None else f"{c['difference'] * 100:+.1f} points"
+    lines = [("## " if markdown else "") + "Against the baseline", "",
+             f"accuracy: {acc(c['accuracy_before'])} → {acc(c['accuracy_after'])} ({diff}) over {c['paired']} paired "
+             f"queries; {c['b']} right before only, {c['c']} right after only; exact McNemar p = {c['p_value']:.4g}",
+             f"baseline: {_task(c['before'])}", f"this registry: {_task(c['after'])}", "",
+             f"{len(c['changed'])} queries changed outcome:"]
+    lines += [f"{'- ' if markdown else '  '}{esc(x['id'])}: {x['before']} ({esc(x['called_before'])}) → {x['after']} "
+              f"({esc(x['called_after'])}): {esc(x['query'])}" for x in c["changed"]]
+    return "\n".join(lines) + "\n"
