@@ -33,10 +33,14 @@ class Record:
     body: bytes
     status: int = 0  # 0 while in flight; 504 when the proxy gave up waiting; 502 when unreachable
     seconds: float = 0.0
+    response: bytes = b""  # the body the server answered (or the proxy's error)
     started: float = field(default_factory=time.monotonic)
 
     def json(self):
         return json.loads(self.body) if self.body else None
+
+    def answer(self):
+        return json.loads(self.response) if self.response else None
 
 
 class CountingProxy:
@@ -84,7 +88,7 @@ class CountingProxy:
                 finally:
                     with proxy._lock:
                         proxy.in_flight -= 1
-                rec.status, rec.seconds = status, time.monotonic() - rec.started
+                rec.status, rec.seconds, rec.response = status, time.monotonic() - rec.started, data
                 self.send_response(status)
                 for k, v in headers:
                     if k.lower() not in _HOP:
