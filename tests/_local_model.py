@@ -43,6 +43,7 @@ class LocalModel:
     proxy: CountingProxy
     server_url: str  # the server itself, bypassing the count
     started_in: float  # seconds from spawn to the first answer
+    pid: int  # the server process (its own process group)
 
 
 def missing() -> str | None:
@@ -105,7 +106,7 @@ def serve(log: Path, chat_format: str = "toolsurvey-test"):
         _ready(url, proc, t0 + START_TIMEOUT, log)
         started = time.monotonic() - t0
         with CountingProxy(url, timeout=REQUEST_TIMEOUT) as proxy:
-            yield LocalModel(f"{proxy.url}/v1", MODEL_ID, proxy, url, started)
+            yield LocalModel(f"{proxy.url}/v1", MODEL_ID, proxy, url, started, proc.pid)
     finally:
         stop(proc)
 

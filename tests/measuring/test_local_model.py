@@ -73,3 +73,14 @@ def test_the_proxy_records_every_request_it_forwards(local_model):
     rec = local_model.proxy.records[before]
     assert (rec.method, rec.path, rec.status) == ("GET", "/v1/models", 200)
     assert json.loads(rec.body or "null") is None
+
+
+def test_the_server_stops_even_when_the_test_using_it_fails(tmp_path):
+    import psutil
+    from _local_model import need, serve
+
+    need()
+    with pytest.raises(RuntimeError, match="a failing test"), serve(tmp_path / "server.log") as m:
+        assert psutil.Process(m.pid).is_running()
+        raise RuntimeError("a failing test")
+    assert not psutil.pid_exists(m.pid)
