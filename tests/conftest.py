@@ -60,4 +60,15 @@ def wheel_venv(dist, tmp_path_factory) -> Path:
     return venv_with(artifact(dist, ".whl"), tmp_path_factory.mktemp("wheel") / "venv")
 
 
+@pytest.fixture(scope="session")
+def local_model(tmp_path_factory):
+    """A real OpenAI-compatible server with a small real model, behind a request-counting proxy
+    (tests/_local_model.py): `.base_url`, `.model`, `.proxy.count()`. Skips when not installed."""
+    from _local_model import need, serve
+
+    need()
+    with serve(tmp_path_factory.mktemp("local-model") / "server.log") as model:
+        yield model
+
+
 sys.path.insert(0, str(ROOT))
