@@ -1,6 +1,7 @@
 """Retired public names (issue 36, "public names with one vocabulary"): each old name still works for one
 release, warns with a DeprecationWarning that names the new one, gives what the new name gives, and is
-listed in CHANGELOG.md's "Deprecated" under [Unreleased]."""
+listed in CHANGELOG.md's "Deprecated" of the release that retires it (this version's section, or
+[Unreleased] on a development version)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ LOG = DATA / "usage" / "ops_assistant.jsonl"
 
 def _unreleased_deprecated() -> str:
     text = (ROOT / "CHANGELOG.md").read_text("utf-8")
-    unreleased = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    head = "## [Unreleased]" if "dev" in ts.__version__ else f"## [{ts.__version__}]"
+    unreleased = text.split(head, 1)[1].split("\n## [", 1)[0]
     return unreleased.split("### Deprecated", 1)[1].split("\n### ", 1)[0]
 
 
