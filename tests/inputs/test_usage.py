@@ -111,7 +111,7 @@ def test_arguments_nested_thousands_deep_are_canonical_like_any_other():
                     {"tool": "q", "session": "a", "arguments": spaced},
                     {"tool": "q", "session": "a", "arguments": {"z": 1, "a": '{"b":' * 2}}])
     assert list(u.calls["arguments"]) == [deep, deep, '{"a":"{\\"b\\":{\\"b\\":","z":1}']
-    assert list(repeated(u.calls)) == [False, True, False] and u.problems[-1].startswith("3 of 3 calls have no")
+    assert list(repeated(u.calls)) == [False, True, False] and u.warnings[-1].startswith("3 of 3 calls have no")
 
 
 def test_without_sessions_a_repeat_is_the_same_call_twice_in_a_row():
