@@ -78,3 +78,13 @@ def similarity_tools() -> ts.Registry:
     value = json.loads(github.read_text(encoding="utf-8"))
     value["tools"] = [{k: v for k, v in t.items() if k not in SIMILARITY_GITHUB_DROPPED} for t in value["tools"]]
     return ts.load(ts.load(value, server="github"), SIMILARITY_TOOLS)
+
+
+def folded_real_tools() -> list[str]:
+    """Each real tool's text as the similarity audit folds it (tests/data/real_tools plus what
+    ../shared/data adds)."""
+    from toolsurvey.advice.similarity.folding import Folder
+    from toolsurvey.advice.thresholds import load_config
+
+    fold = Folder(load_config()["similarity"])
+    return [fold.text(t) for t in load_real_tools()]

@@ -229,3 +229,13 @@ def route(monkeypatch, fake: FakeLLM) -> None:
         made(self, *args, **kwargs)
 
     monkeypatch.setattr(asking.AskingClient, "__init__", init)
+
+
+def serve(monkeypatch, tmp_path, decide) -> FakeLLM:
+    """A FakeLLM answering with `decide`, routed for every eval client the test makes, with an answer
+    cache of the test's own and no OpenAI key in the environment."""
+    fake = FakeLLM(decide)
+    route(monkeypatch, fake)
+    monkeypatch.setenv("TOOLSURVEY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return fake

@@ -4,21 +4,18 @@ scikit-learn's TfidfVectorizer (a dev dependency only) giving the exact cosines 
 
 import numpy as np
 import pytest
-from _public_data import load_real_tools
+from _public_data import folded_real_tools
 from conftest import shared
 from sklearn.feature_extraction.text import TfidfVectorizer
 
-from toolsurvey.advice.similarity.folding import Folder
 from toolsurvey.advice.similarity.neighbours import nearest_in, neighbours, top_k
-from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.tfidf import Tfidf
 
 
 @pytest.fixture(scope="module")
 def texts():
     shared("tools")  # 176 of the 2,311 tools are there (tests/data/real_tools/README.md)
-    fold = Folder(load_config()["similarity"])
-    out = [fold.text(t) for t in load_real_tools()]
+    out = folded_real_tools()
     assert len(out) == 2311
     return out
 

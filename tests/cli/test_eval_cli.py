@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 from conftest import ROOT
-from fake_llm import Failure, FakeLLM, Move, route
+from fake_llm import Failure, FakeLLM, Move, route, serve
 
 from toolsurvey.cli import main
 
@@ -45,11 +45,7 @@ def messy(query: str, names: list[str], tools: list) -> Move:
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    f = FakeLLM(messy)
-    route(monkeypatch, f)
-    monkeypatch.setenv("TOOLSURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    return f
+    return serve(monkeypatch, tmp_path, messy)
 
 
 def run(*args):

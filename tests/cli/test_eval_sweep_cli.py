@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 from conftest import ROOT
-from fake_llm import FakeLLM, Move, route
+from fake_llm import Move, serve
 
 from toolsurvey.cli import main
 
@@ -40,11 +40,7 @@ def decide(query: str, names: list[str], tools: list) -> Move:
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    f = FakeLLM(decide)
-    route(monkeypatch, f)
-    monkeypatch.setenv("TOOLSURVEY_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    return f
+    return serve(monkeypatch, tmp_path, decide)
 
 
 def run(*args):

@@ -6,13 +6,11 @@ import json
 
 import numpy as np
 import pytest
-from _public_data import load_real_tools
+from _public_data import folded_real_tools
 from conftest import ROOT, shared
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, TfidfVectorizer
 
-from toolsurvey.advice.similarity.folding import Folder
 from toolsurvey.advice.similarity.neighbours import tfidf
-from toolsurvey.advice.thresholds import load_config
 from toolsurvey.core.tfidf import Tfidf, stop_words
 from toolsurvey.measuring.retrieval.text import terms, tool_text
 
@@ -20,8 +18,7 @@ from toolsurvey.measuring.retrieval.text import terms, tool_text
 @pytest.fixture(scope="module")
 def texts():
     shared("tools")  # 176 of the 2,311 tools are there (tests/data/real_tools/README.md)
-    fold = Folder(load_config()["similarity"])
-    out = [fold.text(t) for t in load_real_tools()]
+    out = folded_real_tools()
     assert len(out) == 2311
     return out
 
