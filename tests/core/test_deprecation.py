@@ -20,10 +20,16 @@ LOG = DATA / "usage" / "ops_assistant.jsonl"
 
 
 def _unreleased_deprecated() -> str:
+    """The "Deprecated" lists of this version's section; on a development version, of [Unreleased] and
+    of the newest release (whose deprecations are still in the tree until the next release removes them)."""
     text = (ROOT / "CHANGELOG.md").read_text("utf-8")
-    head = "## [Unreleased]" if "dev" in ts.__version__ else f"## [{ts.__version__}]"
-    unreleased = text.split(head, 1)[1].split("\n## [", 1)[0]
-    return unreleased.split("### Deprecated", 1)[1].split("\n### ", 1)[0]
+    sections = re.split(r"\n## \[", text)[1:]
+    if "dev" in ts.__version__:
+        mine = [s for s in sections if s.startswith("Unreleased]")] + [s for s in sections if s[:1].isdigit()][:1]
+    else:
+        mine = [s for s in sections if s.startswith(f"{ts.__version__}]")]
+    assert mine, f"CHANGELOG.md has no section for {ts.__version__}"
+    return "\n".join(s.split("### Deprecated", 1)[1].split("\n### ", 1)[0] for s in mine if "### Deprecated" in s)
 
 
 def test_the_warning_names_the_old_and_the_new_name_and_points_at_the_caller():
