@@ -73,6 +73,7 @@ _EXPORTS = {
     "compare": "model.compare",
     "retrieval_eval": "measuring.retrieval.evaluation",
     "selection_eval": "measuring.selection.run",
+    "read_eval": "measuring.selection.stored",
     "SelectionEval": "measuring.selection.result",
     "selection_sweep": "measuring.selection.sweep",
     "SweepEval": "measuring.selection.sweep",

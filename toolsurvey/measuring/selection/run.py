@@ -149,7 +149,7 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
     if cost is not None and batch:
         cost *= BATCH_PRICE
     visible = {} if job.visible is None else {"visible": job.visible}
-    return {"id": q.id, "repeat": job.repeat, **visible, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
+    return {"id": q.id, "model": client.model, "repeat": job.repeat, **visible, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
             "expected": v.expected, "called": v.called, "args_valid": v.args_valid, "args_match": v.args_match,
             "reason": v.reason, "request_hash": job.request_hash, "tools_offered": offered.keys,
             "tool": (first.tool or first.name) if first else None, "arguments": first.arguments if first else None,
