@@ -65,11 +65,13 @@ T0 = datetime(2026, 7, 13, 10, 0, tzinfo=UTC)
 
 
 def rollout(path, session: str, requests: list[tuple[float, int, int, int]], prompts: list[float],
-            calls: tuple[float, ...] = (), model: str = "gpt-5.6-sol", changes: tuple[float, ...] = ()) -> None:
+            calls: tuple[float, ...] = (), model: str = "gpt-5.6-sol", changes: tuple[float, ...] = (),
+            window: int | None = None) -> None:
     """A Codex rollout of `model`: prompts at the given seconds, token counts (second, input, cached,
     output) as running totals, in the layout of Codex 0.144 (no cache writes recorded), a function
     call at each second of `calls` (Codex records a response's calls before its token count) and a
-    change of the environment (a `world_state` line, not `full`) at each second of `changes`."""
+    change of the environment (a `world_state` line, not `full`) at each second of `changes`; `window`:
+    the model_context_window its token counts name."""
     at = lambda t: (T0 + timedelta(seconds=t)).isoformat().replace("+00:00", "Z")
     lines = [{"timestamp": at(0), "type": "session_meta", "payload": {"id": session, "cwd": "/w", "cli_version": "0.144.2",
                                                                        "source": "vscode"}},
@@ -86,7 +88,8 @@ def rollout(path, session: str, requests: list[tuple[float, int, int, int]], pro
         usage = lambda i, c, o: {"input_tokens": i, "cached_input_tokens": c, "output_tokens": o,
                                  "reasoning_output_tokens": 0, "total_tokens": i + o}
         events.append((t, {"type": "event_msg", "payload": {"type": "token_count", "info": {
-            "total_token_usage": usage(*total), "last_token_usage": usage(inp, cached, out)}}}))
+            "total_token_usage": usage(*total), "last_token_usage": usage(inp, cached, out),
+            **({"model_context_window": window} if window else {})}}}))
     lines += [{"timestamp": at(t), **e} for t, e in sorted(events, key=lambda x: x[0])]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -193,3 +196,12 @@ def test_a_change_of_environment_finds_the_cache_cold(tmp_path):
         table = ts.compare(tr, cv=cv)
         assert list(table["billed"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
         assert list(table["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+
+
+def test_codex_compacts_at_ninety_percent_of_its_window_when_no_compaction_is_recorded(tmp_path):
+    # No compaction in the rollouts: the model compacts where Codex does on its own, at 90% of the context
+    # window its token counts name (codex-rs, auto_compact_token_limit): 258,400 x 9 / 10 = 232,560.
+    for s in ("019f0000-0000-7000-8000-000000000a71", "019f0000-0000-7000-8000-000000000a72"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, WORKED, prompts=[0, 610], window=258_400)
+    d = fit_details(ts.load_traces(tmp_path, engine="python"))
+    assert d["compaction_at"] == 232_560 and "documented rule" in d["compaction_source"]
