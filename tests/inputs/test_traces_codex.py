@@ -108,7 +108,7 @@ def test_a_spawned_subagent_is_a_thread_of_its_parents_session():
     assert list(sub["agent"]) == [SUBAGENT_B, SUBAGENT_B] and list(sub["input_tokens"]) == [8_000, 1_064]
 
 
-def test_codex_prompts_compactions_and_the_context_window_are_events():
+def test_codex_prompts_compactions_the_context_window_and_environment_changes_are_events():
     ev = load_traces(LAYOUT).events
     prompts = ev[ev["kind"] == "prompt"].sort_values("timestamp")
     assert list(zip(prompts["agent"], prompts["timestamp"].dt.strftime("%H:%M:%S"), strict=True)) == [
@@ -117,6 +117,12 @@ def test_codex_prompts_compactions_and_the_context_window_are_events():
     assert list(comp["tokens"]) == [22_500]  # the context of the request before it
     window = ev[ev["kind"] == "context_window"]  # once per thread, while it does not change
     assert sorted(zip(window["agent"], window["tokens"], strict=True)) == [("", 258_400), (SUBAGENT_B, 258_400)]
+    # Codex compacts on its own at 90% of the window (codex-rs openai_models.rs): 258,400 x 9 / 10
+    limit = ev[ev["kind"] == "compact_limit"]
+    assert sorted(zip(limit["agent"], limit["tokens"], strict=True)) == [("", 232_560), (SUBAGENT_B, 232_560)]
+    # the world_state line that changes the environment (not the whole one the thread starts with)
+    env = ev[ev["kind"] == "environment"]
+    assert list(zip(env["agent"], env["timestamp"].dt.strftime("%H:%M:%S"), strict=True)) == [("", "10:06:00")]
 
 
 def test_both_readers_print_the_same_totals_and_completeness(cli, tmp_path):

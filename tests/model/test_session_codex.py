@@ -65,24 +65,31 @@ T0 = datetime(2026, 7, 13, 10, 0, tzinfo=UTC)
 
 
 def rollout(path, session: str, requests: list[tuple[float, int, int, int]], prompts: list[float],
-            calls: tuple[float, ...] = ()) -> None:
-    """A Codex rollout of gpt-5.6-sol: prompts at the given seconds, token counts (second, input, cached,
-    output) as running totals, in the layout of Codex 0.144 (no cache writes recorded), and a function
-    call at each second of `calls` (Codex records a response's calls before its token count)."""
+            calls: tuple[float, ...] = (), model: str = "gpt-5.6-sol", changes: tuple[float, ...] = (),
+            window: int | None = None) -> None:
+    """A Codex rollout of `model`: prompts at the given seconds, token counts (second, input, cached,
+    output) as running totals, in the layout of Codex 0.144 (no cache writes recorded), a function
+    call at each second of `calls` (Codex records a response's calls before its token count) and a
+    change of the environment (a `world_state` line, not `full`) at each second of `changes`; `window`:
+    the model_context_window its token counts name."""
     at = lambda t: (T0 + timedelta(seconds=t)).isoformat().replace("+00:00", "Z")
     lines = [{"timestamp": at(0), "type": "session_meta", "payload": {"id": session, "cwd": "/w", "cli_version": "0.144.2",
                                                                        "source": "vscode"}},
-             {"timestamp": at(0), "type": "turn_context", "payload": {"model": "gpt-5.6-sol", "cwd": "/w"}}]
+             {"timestamp": at(0), "type": "turn_context", "payload": {"model": model, "cwd": "/w"}}]
     events = [(t, {"type": "event_msg", "payload": {"type": "user_message", "message": "go on"}}) for t in prompts]
     events += [(t, {"type": "response_item", "payload": {"type": "function_call", "name": "shell", "arguments": "{}",
                                                          "call_id": f"call-{session}-{i}"}}) for i, t in enumerate(calls)]
+    events += [(t, {"type": "world_state", "payload": {"full": False, "state": {"environments": {
+        "filesystem": "<filesystem><workspace_roots><root>/w</root><root>/x</root></workspace_roots></filesystem>"}}}})
+               for t in changes]
     total = [0, 0, 0]
     for t, inp, cached, out in requests:
         total = [total[0] + inp, total[1] + cached, total[2] + out]
         usage = lambda i, c, o: {"input_tokens": i, "cached_input_tokens": c, "output_tokens": o,
                                  "reasoning_output_tokens": 0, "total_tokens": i + o}
         events.append((t, {"type": "event_msg", "payload": {"type": "token_count", "info": {
-            "total_token_usage": usage(*total), "last_token_usage": usage(inp, cached, out)}}}))
+            "total_token_usage": usage(*total), "last_token_usage": usage(inp, cached, out),
+            **({"model_context_window": window} if window else {})}}}))
     lines += [{"timestamp": at(t), **e} for t, e in sorted(events, key=lambda x: x[0])]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(x) + "\n" for x in lines))
@@ -139,3 +146,62 @@ def test_parallel_calls_in_a_codex_rollout(tmp_path):
     per = (4412 * 4 + 7074 * 0.4 + 300 * 20) / 1e6
     for cv in (False, True):
         assert list(ts.compare(tr, cv=cv)["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+
+
+def test_a_gpt_5_5_turn_reads_only_what_the_turn_before_started_from():
+    # The hand-worked session with 60 s of thought, within the 300 s gpt-5.5's entry lives. The Responses
+    # API strips the first turn's reasoning at the second prompt (OpenAI Cookbook, "Better performance from
+    # reasoning models using the Responses API"), so the prompt differs from the first turn's first
+    # reasoning item on: request 3 finds the 3,112 tokens turn 1 started from, floor(3,112 / 128) x 128 =
+    # 3,072, not floor(3,562 / 128) x 128 = 3,456. Reads 3,072 + 3,072 + 3,840 = 9,984 x 0.5 = 4,992; not
+    # read 3,112 + 490 + 790 + 472 = 4,864 x 5 = 24,320; output 500 x 30 = 15,000: $0.044312.
+    quick = {**SESSION, "think_time": 60}
+    run = ts.simulate(None, ts.Scenario(model="gpt-5.5", **quick))
+    assert list(run.steps["cache_read"]) == [0, 3072, 3072, 3840] and list(run.steps["expired"]) == [1, 0, 0, 0]
+    assert run.summary["cost_per_task"] == pytest.approx((4992 + 24_320 + 15_000) / 1e6, rel=0, abs=1e-9)
+    # gpt-5.6-sol keeps earlier turns' reasoning (reasoning.context "all_turns", as Codex sends it): the
+    # whole previous context, as with 600 s
+    assert list(ts.simulate(None, ts.Scenario(model="gpt-5.6-sol", **quick)).steps["cache_read"]) == [0, 3112, 3562, 3862]
+
+
+def test_gpt_5_5_rollouts_lose_the_turn_before_at_a_prompt_and_no_miss_is_fitted(tmp_path):
+    # The session above as Codex records it: request 3 reads the 3,072 tokens turn 1 started from. The fit
+    # finds no miss there (what was lost is the stripped reasoning), and prices each session to the cent.
+    requests = [(5, 3112, 0, 50), (15, 3562, 3072, 200), (75, 3862, 3072, 50), (85, 4312, 3840, 200)]
+    for s in ("019f0000-0000-7000-8000-000000000e01", "019f0000-0000-7000-8000-000000000e02"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, requests, prompts=[0, 70], model="gpt-5.5")
+    tr = ts.load_traces(tmp_path, engine="python")
+    m = fit_details(tr)["main"]
+    assert (m["cache_miss"], m["prompt_cache_miss"]) == (0, 0)
+    per = 0.044312
+    for cv in (False, True):
+        table = ts.compare(tr, cv=cv)
+        assert list(table["billed"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+        assert list(table["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+
+
+def test_a_change_of_environment_finds_the_cache_cold(tmp_path):
+    # gpt-5.6-sol, 60 s of thought, but the workspace changed before the second prompt (a world_state change):
+    # request 3 reads what a thread's first request reads (prefix_hit, fitted: 0 here), so nothing, not a
+    # miss at a prompt. Not read 3,112 + 450 + 3,862 + 450 = 7,874 x $4 = 31,496; read 3,112 + 3,862 =
+    # 6,974 x $0.40 = 2,789.6; output 500 x $20 = 10,000: $0.0442856.
+    requests = [(5, 3112, 0, 50), (15, 3562, 3112, 200), (75, 3862, 0, 50), (85, 4312, 3862, 200)]
+    for s in ("019f0000-0000-7000-8000-000000000f01", "019f0000-0000-7000-8000-000000000f02"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, requests, prompts=[0, 70], changes=(70,))
+    tr = ts.load_traces(tmp_path, engine="python")
+    m = fit_details(tr)["main"]
+    assert (m["prefix_hit"], m["cache_miss"], m["prompt_cache_miss"]) == (0, 0, 0)
+    per = (31_496 + 2789.6 + 10_000) / 1e6
+    for cv in (False, True):
+        table = ts.compare(tr, cv=cv)
+        assert list(table["billed"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+        assert list(table["simulated"]) == pytest.approx([per, per, 2 * per], abs=1e-12)
+
+
+def test_codex_compacts_at_ninety_percent_of_its_window_when_no_compaction_is_recorded(tmp_path):
+    # No compaction in the rollouts: the model compacts where Codex does on its own, at 90% of the context
+    # window its token counts name (codex-rs, auto_compact_token_limit): 258,400 x 9 / 10 = 232,560.
+    for s in ("019f0000-0000-7000-8000-000000000a71", "019f0000-0000-7000-8000-000000000a72"):
+        rollout(tmp_path / f"rollout-{s}.jsonl", s, WORKED, prompts=[0, 610], window=258_400)
+    d = fit_details(ts.load_traces(tmp_path, engine="python"))
+    assert d["compaction_at"] == 232_560 and "documented rule" in d["compaction_source"]

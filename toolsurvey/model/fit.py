@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
-from ..inputs.traces.events import WINDOW
+from ..inputs.traces.events import COMPACT_LIMIT, WINDOW
 from ..inputs.traces.tables import Traces
 from ..providers.prices import bundled_prices
 from .scenario import BY_MODEL_FIELDS, Scenario
@@ -150,10 +150,14 @@ def _sizes(g: pd.DataFrame, caching: str) -> dict[str, float]:
         | ((ttl == "1h") & expired(g, "1h").astype(bool))
     warm = pair & ~cold
     # The share of the cached history a warm request did not find, as the model has it: it reads
-    # (1 - miss) x the previous context + miss x the fixed prefix.
-    history = (g["prev_total"] - fixed).clip(lower=0)
+    # (1 - miss) x the context it can find + miss x the fixed prefix. The context it can find is the
+    # previous one, but at a new prompt of a model that strips earlier turns' reasoning, the context the
+    # turn before started from (providers.toml, reasoning_dropped_at_prompt).
+    reach = g["prev_total"].where(~(g["drops_reasoning"] & (g["step"] == 1)),
+                                  np.minimum(g["prev_base"], g["prev_total"]))
+    history = (reach - fixed).clip(lower=0)
     # what the model reads of a warm cache comes in the documented increments: a miss is what is lost beyond them
-    kept = np.floor(g["prev_total"] / g["increment"]) * g["increment"]
+    kept = np.floor(reach / g["increment"]) * g["increment"]
     lost = (kept - g["cache_read"]).clip(lower=0).clip(upper=history)
     rate = lambda m: float(lost[m].sum() / history[m].sum()) if caching == "incremental" and history[m].sum() else 0.0
     written = g["cache_write"].sum()
@@ -190,17 +194,21 @@ def _profile(added: pd.Series, calls: pd.Series, index: pd.Series, per_call: flo
 
 def _compactions(r: pd.DataFrame, events: pd.DataFrame, fixed: float) -> dict[str, Any]:
     """Where the main agent's history was compacted (the recorded automatic compactions' sizes, else
-    the context before each collapse of the input; with neither, the context window the agent records,
-    which it must compact within), what it left, and the compaction requests' output."""
+    the context before each collapse of the input; with neither, the size the agent compacts at by its
+    documented rule, else the context window it records, which it must compact within), what it left,
+    and the compaction requests' output."""
     main = r[r["role"] == MAIN]
     after = main[main["compacted"]]
     kind = events["kind"] if len(events) else pd.Series(dtype=object)
     ev = events[kind == "compaction"]
     auto = ev.loc[ev["detail"] != "manual", "tokens"].dropna()
     windows = events.loc[kind == WINDOW, "tokens"].dropna()
+    limits = events.loc[kind == COMPACT_LIMIT, "tokens"].dropna()
     at, source = (float(auto.median()), "the recorded automatic compactions") if len(auto) else \
         (float(after["prev_total"].median()), "the context before each collapse of the input") \
         if len(after) and not len(ev) else \
+        (float(limits.median()), "none recorded: the size the agent compacts at, by its documented rule") \
+        if len(limits) else \
         (float(windows.median()), "none recorded: the context window the agent records") if len(windows) else \
         (None, "none recorded")  # compacted by hand only, or never: no size is known to trigger it
     requests = r.loc[r["role"] == COMPACTION, "output_tokens"]

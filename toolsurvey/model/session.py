@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
-from ..providers.caching import cache_write_price, caching_rules
+from ..providers.caching import cache_write_price, caching_rules, drops_earlier_reasoning
 from ..providers.prices import PER_MILLION
 from .context import Context
 from .cost import row_parameters, row_summaries
@@ -28,8 +28,9 @@ SESSION_RULES = (
     "results and answer, then the next prompt); a thread's cache expires when the time before a request exceeds "
     "its lifetime (5 minutes or 1 hour; the share of 1-hour threads is cache_1h_share), and a request finding it "
     "expired reads prefix_hit x the fixed prefix and writes the rest; cache_miss / prompt_cache_miss of requests "
-    "find only the prefix; at compaction_at tokens the history becomes compaction_tokens; subagents are threads "
-    "of their own, `count` per session")
+    "find only the prefix; a model that strips earlier turns' reasoning at a new prompt (OpenAI's before GPT-5.6) "
+    "finds there only the context the turn before started from; at compaction_at tokens the history becomes "
+    "compaction_tokens; subagents are threads of their own, `count` per session")
 PARTS = ("uncached", "cache_write", "cache_read", "output")  # a request's billed components
 # What depends on the cache's lifetime.
 MIXED = ("uncached", "cache_write", "cache_read", "expired", "cost", *(f"cost_{k}" for k in PARTS))
@@ -101,12 +102,21 @@ class _Pricer:
             return read, pre - read, inp - pre
         if e["after"]:  # just compacted: only the prefix is cached, the summary is new
             warm = hits(pre)
-        elif e["same"] and prev is not None and prev >= low:
+        elif e["same"] and prev is not None and (prev := self._reach(e, prev, price)) >= low:
             warm = (1 - q) * hits(prev) + q * hits(min(pre, prev))  # a miss finds the prefix, not the history
         else:
             warm = 0.0
         read = min((1 - p) * warm + p * cold, inp)
         return read, inp - read, 0.0
+
+    @staticmethod
+    def _reach(e: dict, prev: float, price) -> float:
+        """The cached context request `e` can find: the previous one, but at a new prompt of a model that
+        strips earlier turns' reasoning, the context the turn before started from (its prompt differs
+        from that turn's first reasoning item on)."""
+        if e.get("base") is not None and drops_earlier_reasoning(price.provider, price.model):
+            return min(prev, e["base"])
+        return prev
 
     def run(self, ttl: str) -> list[dict]:
         th, sc = self.th, self.sc

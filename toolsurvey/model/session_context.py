@@ -49,14 +49,16 @@ def step_factor(profile: tuple, r: int) -> float:
 
 def path(th: Thread, sz: Sizes, sc: Scenario) -> list[dict]:
     """The thread's requests, and the compaction requests the model adds, in order: each one's input,
-    history, output, the context cached before it (`prev`), whether it sends the previous request's
-    tools block, and whether a compaction just replaced its history (`after`)."""
+    history, output, the context cached before it (`prev`), at a new prompt the context the turn before
+    started from (`base`: its first request's, or the first after a compaction in it; else None), whether
+    it sends the previous request's tools block, and whether a compaction just replaced its history
+    (`after`)."""
     if len(th) and int(th.step.max()) > len(sz.fixed):
         raise InputError(f"thread {th.name!r}: a turn of {int(th.step.max())} requests is longer than the "
                          f"scenario's {len(sz.fixed)}")
     out: list[dict] = []
     hist = within = 0.0
-    prev = prev_block = last = None
+    prev = prev_block = last = start = turn_base = None
     for r in range(len(th)):
         k = int(th.step[r])
         # the results of the calls the previous request made: calls_per_step of them in a scenario, as many
@@ -71,7 +73,8 @@ def path(th: Thread, sz: Sizes, sc: Scenario) -> list[dict]:
         if sc.compaction_at is not None and r > 0 and inp > sc.compaction_at:
             if sc.compaction_output_tokens is not None:  # the request that writes the summary
                 out.append({"r": r, "kind": "compaction", "input": inp, "history": hist + within, "after": False,
-                            "output": float(sc.compaction_output_tokens), "prev": prev, "same": same})
+                            "output": float(sc.compaction_output_tokens), "prev": prev, "same": same,
+                            "base": None})
                 prev = inp
             hist = sc.compaction_tokens - sz.user - within
             inp = base + sc.compaction_tokens
@@ -79,11 +82,14 @@ def path(th: Thread, sz: Sizes, sc: Scenario) -> list[dict]:
         a = float(th.answer[r])
         out.append({"r": r, "kind": "answer" if a == 1 else "call" if a == 0 else "call or answer", "input": inp,
                     "history": hist + within, "after": after, "output": a * sz.answer + (1 - a) * sz.call,
-                    "prev": prev, "same": same})
+                    "prev": prev, "same": same, "base": turn_base if k == 1 and not after else None})
+        if k == 1 or after:
+            start = inp  # the context this turn's reasoning follows
         prev, prev_block = inp, sz.block[k - 1]
         if r == len(th) - 1 or th.turn[r + 1] != th.turn[r]:  # the turn ends: its history stays
             f = th.weight[r] / th.weight[r - 1] if k > 1 and th.weight[r] < th.weight[r - 1] else 1.0
             hist += within - (1 - f) * grow + sz.answer + sz.user
             prev = inp if f == 1 else (1 - f) * last + f * inp  # the expected last context of the turn
+            turn_base = start
         last = inp
     return out

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..inputs.traces.billing import price_of
-from ..providers.caching import cache_lifetimes, caching_rules
+from ..providers.caching import cache_lifetimes, caching_rules, drops_earlier_reasoning
 from ..providers.prices import bundled_prices
 from .dist import Dist
 
@@ -39,6 +39,12 @@ def lifetimes_of(model: str) -> dict[str, float]:
 def caching_rule_of(model: str) -> dict:
     """The caching rules of `model`'s provider for it (`providers.caching.caching_rules`)."""
     return caching_rules(*_provider(model))
+
+
+def drops_reasoning_of(model: str) -> bool:
+    """Whether `model` strips earlier turns' reasoning at a new prompt (`providers.caching.drops_earlier_reasoning`)."""
+    provider, named = _provider(model)
+    return drops_earlier_reasoning(provider, named)
 
 
 def increment_of(model: str) -> float:

@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputError
+from ..inputs.traces.events import COMPACTION as COMPACTED
+from ..inputs.traces.events import ENVIRONMENT
 from ..inputs.traces.tables import Traces
-from .session_shape import TTLS, Thread, increment_of, lifetimes_of
+from .session_shape import TTLS, Thread, drops_reasoning_of, increment_of, lifetimes_of
 
 MAIN, SUBAGENT, COMPACTION = "main", "subagent", "compaction"
 COMPACTION_AGENT = "acompact"  # Claude Code names the thread that writes a compaction summary agent-acompact-*
@@ -40,7 +42,14 @@ def requests_table(tr: Traces) -> pd.DataFrame:
     r["calls"] = _calls(r, tr.calls)
     r["prev_calls"] = r.groupby(keys)["calls"].shift(1)
     r["compacted"] = _compacted(r, tr.events)
+    # the environment the prompt describes changed since the previous request: its cache is not found
+    r["env_changed"] = ~r["first"].to_numpy() & (_since_previous(r, tr.events, ENVIRONMENT) > 0)
+    # the context the previous request's turn started from (its first request, or the first after a
+    # compaction): what a new prompt finds cached where the model strips earlier turns' reasoning
+    start = r["total"].where((r["step"] == 1) | r["compacted"] | r["first"]).groupby([*keys]).ffill()
+    r["prev_base"] = start.groupby([*keys]).shift(1)
     models = r["model"].astype(str)
+    r["drops_reasoning"] = models.map(drops_reasoning_of).astype(bool)
     for ttl in TTLS:  # how long the request's cache lives unused, as its model's provider documents it
         r[f"lifetime_{ttl}"] = models.map(lambda m, t=ttl: lifetimes_of(m)[t]).astype(float)
     r["increment"] = models.map(increment_of).astype(float)  # the step a hit reads in, as documented
@@ -51,18 +60,34 @@ def _compacted(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
     """Whether the thread's history was compacted just before each request: a recorded compaction
     since the previous request, or (a thread with none recorded) the input falling below half of it."""
     out = (~r["first"] & (r["total"] < 0.5 * r["prev_total"])).to_numpy().copy()
-    comp = events[events["kind"] == "compaction"] if len(events) else events
-    if not len(comp):
+    seen = _since_previous(r, events, COMPACTED)
+    recorded = _threads_with(r, events, COMPACTED)
+    return np.where(recorded, ~r["first"].to_numpy() & (seen > 0), out)
+
+
+def _threads_with(r: pd.DataFrame, events: pd.DataFrame, kind: str) -> np.ndarray:
+    """Whether each request's thread recorded an event of `kind`."""
+    ev = events[events["kind"] == kind] if len(events) else events
+    if not len(ev):
+        return np.zeros(len(r), dtype=bool)
+    keys = set(zip(ev["session"], ev["agent"], strict=True))
+    return np.fromiter(((s, a) in keys for s, a in zip(r["session"], r["agent"], strict=True)), dtype=bool, count=len(r))
+
+
+def _since_previous(r: pd.DataFrame, events: pd.DataFrame, kind: str) -> np.ndarray:
+    """How many events of `kind` each request's thread recorded after its previous request, up to it."""
+    out = np.zeros(len(r), dtype=int)
+    ev = events[events["kind"] == kind] if len(events) else events
+    if not len(ev):
         return out
     prev_ts = _ns(r.groupby([r["session"], r["agent"]])["timestamp"].shift(1))
-    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in comp.groupby(["session", "agent"])}
+    at = {k: np.sort(_ns(g["timestamp"].dropna())) for k, g in ev.groupby(["session", "agent"])}
     for k, idx in r.groupby(["session", "agent"]).indices.items():
         times = at.get(k)
         if times is None:
             continue
         ts, before = _ns(r["timestamp"])[idx], prev_ts[idx]
-        seen = np.searchsorted(times, ts, side="right") - np.searchsorted(times, before, side="right")
-        out[idx] = ~r["first"].to_numpy()[idx] & (seen > 0)
+        out[idx] = np.searchsorted(times, ts, side="right") - np.searchsorted(times, before, side="right")
     return out
 
 
@@ -109,9 +134,10 @@ def _turns(r: pd.DataFrame, events: pd.DataFrame) -> np.ndarray:
 
 
 def expired(g: pd.DataFrame, ttl: str) -> np.ndarray:
-    """1 where the thread's cache had expired before the request under lifetime `ttl` (its first request
-    has no cache of its own), else 0."""
-    return (g["first"] | (g["gap"] > g[f"lifetime_{ttl}"])).to_numpy(dtype=float)
+    """1 where the thread's cache was not found before the request under lifetime `ttl`, else 0: its first
+    request has no cache of its own; past the lifetime it expired; after a change to the environment the
+    prompt describes (`env_changed`) the agent's prompt no longer starts as the cached one did."""
+    return (g["first"] | (g["gap"] > g[f"lifetime_{ttl}"]) | g["env_changed"]).to_numpy(dtype=float)
 
 
 def trace_threads(rows: pd.DataFrame) -> list[Thread]:

@@ -39,6 +39,14 @@ def cache_lifetimes(provider: str, model: str | None = None) -> dict[str, float]
     return {"5m": default, "1h": float(given.get("1h", default))}
 
 
+def drops_earlier_reasoning(provider: str, model: str) -> bool:
+    """Whether `model` strips the reasoning of earlier turns from its prompt at the user's next prompt
+    (its rules' `reasoning_dropped_at_prompt` globs), so that a new prompt's request can read from the
+    cache only the context the turn before it started from."""
+    globs = caching_rules(provider, model).get("reasoning_dropped_at_prompt") or ()
+    return any(fnmatch.fnmatchcase(model, pat) for pat in globs)
+
+
 def resolve_caching(mode: str, provider: str) -> str:
     """The caching mode a run uses: "auto" becomes the provider's default behaviour ("none" for a
     provider toolsurvey has no rules for); "explicit" needs a provider with explicit caches.

@@ -4,7 +4,8 @@ payload}. `event_msg` lines of payload type `token_count` carry usage, `turn_con
 and `compacted` the history replaced by a summary (both `Traces.events`, for the session model).
 `world_state` lines (Codex 0.14x) hold what the thread's environment puts in the prompt: AGENTS.md,
 the working directory, shell, date, time zone and workspace roots, whole (`full`) or as a change; they
-carry no usage (the running totals of the `token_count` lines already count the prompt they are in).
+carry no usage (the running totals of the `token_count` lines already count the prompt they are in). A
+change (`full: false`) is an `environment` event: the session model finds the request after it cold.
 
 A `token_count` event gives the session's running total (`total_token_usage`) and the last request's
 (`last_token_usage`). A request's usage is the running total's step since the previous event; an
@@ -25,7 +26,7 @@ from typing import Any
 
 from ...core.jsonlines import documents
 from .collector import Collector, where
-from .events import COMPACTION, PROMPT, WINDOW
+from .events import COMPACT_LIMIT, COMPACTION, ENVIRONMENT, PROMPT, WINDOW
 from .fields import carries_usage, non_negative, result_text, split_name, stem
 
 CODEX_TYPES = frozenset({"session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state"})
@@ -38,6 +39,9 @@ _COUNTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_ou
 _FALLBACK = {"cached_input_tokens": "cache_read_input_tokens", "cache_write_input_tokens": "cache_creation_input_tokens"}
 _CALLS = {"function_call": "arguments", "custom_tool_call": "input", "local_shell_call": "action"}
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
+# Codex compacts a thread on its own at 90% of the model's context window unless configured otherwise
+# (codex-rs/protocol/src/openai_models.rs, auto_compact_token_limit: `context_window * 9 / 10`).
+AUTO_COMPACT_SHARE = 0.9
 
 
 def _counts(u: Any) -> tuple[int, ...] | None:
@@ -126,14 +130,17 @@ def _meta(s: _Session, p: dict) -> None:
 
 
 def _event(kind: str, p: dict, ts: Any, s: _Session, c: Collector) -> None:
-    """A prompt (`event_msg` `user_message`) or a compaction (`compacted`, with the context it replaced)
-    of this thread (a fork's replay of its parent's is the parent's), for the session model."""
+    """A prompt (`event_msg` `user_message`), a compaction (`compacted`, with the context it replaced) or
+    a change of the environment the prompt describes (`world_state`, not `full`) of this thread (a fork's
+    replay of its parent's is the parent's), for the session model."""
     if c.lean or s.replaying():
         return
     if kind == "event_msg" and p.get("type") == "user_message":
         c.event((s.id, s.agent, ts, PROMPT, None, ""))
     elif kind == "compacted":
         c.event((s.id, s.agent, ts, COMPACTION, s.context or None, ""))
+    elif kind == "world_state" and p.get("full") is False:
+        c.event((s.id, s.agent, ts, ENVIRONMENT, None, ""))
 
 
 def _token_count(path: str, n: int, rec: dict, p: dict, s: _Session, c: Collector) -> None:
@@ -144,6 +151,7 @@ def _token_count(path: str, n: int, rec: dict, p: dict, s: _Session, c: Collecto
     window = info.get("model_context_window")
     if window != s.window and isinstance(window, int) and window > 0 and not (c.lean or s.replaying()):
         c.event((s.id, s.agent, rec.get("timestamp"), WINDOW, window, ""))  # what it must compact within
+        c.event((s.id, s.agent, rec.get("timestamp"), COMPACT_LIMIT, int(window * AUTO_COMPACT_SHARE), ""))
         s.window = window
     total, last = _counts(info.get("total_token_usage")), _counts(info.get("last_token_usage"))
     if total is not None and total == s.previous:

@@ -1,13 +1,15 @@
 """What shapes a session besides its requests: the user's prompts (where turns start), compactions (the
-history replaced by a summary) and, where the agent records it, the context window it works in (the
-size it must compact before), as Claude Code and Codex record them."""
+history replaced by a summary) and, where the agent records them, the context window it works in (the
+size it must compact before) and changes to the environment its prompt describes (Codex's `world_state`
+changes: workspace roots, date), as Claude Code and Codex record them."""
 
 from __future__ import annotations
 
 from typing import Any
 
 EVENT_FIELDS = ("session", "agent", "timestamp", "kind", "tokens", "detail")
-PROMPT, COMPACTION, WINDOW = "prompt", "compaction", "context_window"
+PROMPT, COMPACTION, WINDOW, ENVIRONMENT = "prompt", "compaction", "context_window", "environment"
+COMPACT_LIMIT = "compact_limit"  # the context size the agent compacts at on its own, where it is known
 
 
 def is_prompt(rec: dict, msg: dict) -> bool:
