@@ -189,7 +189,7 @@ class DeferPlan:
         off, q = self.offered, job.query
         calls = [make_call(nm, args, off.by_name) for nm, args in a.calls]
         v = classify(q.gold, calls, a.text, off.schemas, q.args, off.names)
-        searches = [{"query": s["input"], "found": [off.by_name.get(n, n) for n in s["found"] or []],
+        searches = [{"query": _query_of(s["input"]), "found": [off.by_name.get(n, n) for n in s["found"] or []],
                      **({"error": s["error"]} if s["error"] else {})} for s in self.client.tool_searches(answer)]
         counted = self.client.search_requests(answer)
         found_keys = {k for s in searches for k in s["found"]}
@@ -200,6 +200,11 @@ class DeferPlan:
             "searches": searches, "loaded": [k for k in dict.fromkeys(k for s in searches for k in s["found"])],
             "rounds": 1, "exhausted": False, "search_requests": counted if counted is not None else len(searches),
             "extra_requests": 0, "extra_input_tokens": None, "extra_output_tokens": None}, self.estimate.price)
+
+
+def _query_of(given: Any) -> Any:
+    """What a server-side search searched for: its input's "query" when that is text, else the input."""
+    return given["query"] if isinstance(given, dict) and isinstance(given.get("query"), str) else given
 
 
 def _subset(off: req.Offered, keys: list[str]) -> req.Offered:
