@@ -307,17 +307,17 @@ def _estimate(plan: DeferPlan, registry: Registry, system: str | None, listing: 
     mean size (the messages between requests not counted); server-side search, one request per
     query whose search loads the documented results per search, the search tool at its documented
     size."""
-    from .run import _render
-    from .sweep import _tokens_by_tool
+    from .run import rendering
+    from .sweep import tokens_by_tool
 
-    per_tool, fixed = _tokens_by_tool(plan, registry)
+    per_tool, fixed = tokens_by_tool(plan, registry)
     mean = sum(per_tool.values()) / len(per_tool) if per_tool else 0.0
     price, method = plan.estimate.price, plan.estimate.method
     todo = [j for j in plan.jobs if f"{plan.client.request_hash(j.body)}-{j.repeat}" not in plan.cache]
     prompts = [j.query.query for j in todo]
     if plan.mode == CLIENT:
         search, _ = req.tools_tokens(Registry.from_tools([Tool(plan.search_name, SEARCH_DESCRIPTION, SEARCH_SCHEMA)]),
-                                     _render(plan.client), plan.client.model)
+                                     rendering(plan.client), plan.client.model)
         base = search + (count(listing) if listing else 0)
         parts = [req.estimate(prompts, len(plan.jobs), round(base + j * plan.k * mean), method, system, price)
                  for j in range(plan.rounds)]
