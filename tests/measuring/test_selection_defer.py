@@ -146,6 +146,9 @@ def test_names_left_out_csv_and_text_views(monkeypatch, tmp_path, files, capsys)
     code, out, _ = run_cli("eval", reg, "--queries", qs, "--model", "local", "--base-url", "http://llm.test/v1",
                            "--defer", "client", "-q", capsys=capsys)
     assert "deferred loading (client)" in out and "3 of 5" in out and "1 of 4" in out
+    code, out, _ = run_cli("eval", reg, "--queries", qs, "--model", "local", "--base-url", "http://llm.test/v1",
+                           "--defer", "client", "-q", "--format", "markdown", capsys=capsys)
+    assert "| right tool in the end (of queries needing a tool): end to end | 25.0%" in out
 
 
 def test_dry_run_states_the_estimate_assumption_and_bad_flags_are_one_line(monkeypatch, tmp_path, files, capsys):

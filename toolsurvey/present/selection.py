@@ -57,7 +57,7 @@ def defer_rows(ev) -> list[list[str]]:
     if d["rounds_exhausted"]:
         rows.append(["still searching at the last request (counted as no call)", str(d["rounds_exhausted"])])
     tok = lambda v, per: "not separable (searched inside one request)" if v is None else (  # noqa: E731
-        f"{number(v)} ({per:.3g} per query)")
+        f"{number(v)} ({per:,.1f} per query)")
     rows.append(["searches run", "–" if d["search_requests"] is None else number(d["search_requests"])])
     rows.append(["extra requests", tok(d["extra_requests"], d["extra_requests_per_query"] or 0)])
     rows.append(["extra input tokens", tok(d["extra_input_tokens"], d["extra_input_tokens_per_query"] or 0)])
