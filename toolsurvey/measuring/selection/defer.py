@@ -18,7 +18,8 @@ any answer is (outcomes.classify). Three modes:
   [search.*]). One request carries the search tool and every tool with `defer_loading: true`; the
   API runs the searches, and the answer holds server_tool_use and tool_search_tool_result blocks
   (tool_reference), then the model's tool_use. Its usage counts the searches
-  (`usage.server_tool_use.tool_search_requests`).
+  (`usage.server_tool_use.tool_search_requests`). An answer that stops with `pause_turn` is
+  classified as it stands: toolsurvey does not send the turn back to be continued.
 
 Every record gains `"defer"`: {"mode", "searched", "found_gold" (None when the query needs no tool
 or no search ran), "searches": [{"query", "found": [keys]}], "loaded", "rounds", "exhausted",
