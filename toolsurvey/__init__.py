@@ -77,6 +77,8 @@ _EXPORTS = {
     "SelectionEval": "measuring.selection.result",
     "selection_sweep": "measuring.selection.sweep",
     "SweepEval": "measuring.selection.sweep",
+    "selection_defer": "measuring.selection.defer",
+    "deferral_from_eval": "advice.deferral",
     "fit_accuracy_curve": "model.measured_curve",
     "write_accuracy_curve": "present.curve_file",
     "RetrievalEval": "measuring.retrieval.evaluation",

@@ -43,13 +43,68 @@ class SearchChange:
     def saves(self) -> bool:
         return self.cost == self.cost and self.cost < self.baseline_cost
 
+    source: Any = None  # what measured the hit rate: a retrieval evaluation, a MeasuredDeferral, or None
+
     def rests_on(self) -> str:
         """What the figure rests on, in a phrase for a lever or a plan action."""
         need = (f"saves money only if the search finds the needed tool in at least {self.break_even:.0%} of tasks"
                 if self.break_even is not None else "costs more even if every search finds the needed tool")
+        if isinstance(self.source, MeasuredDeferral):
+            return f"measured end to end: {self.source.describe()}; {need}"
         if self.measured:
-            return f"measured: the top {self.k} hold a needed tool for {self.quality:.0%} of the queries; {need}"
+            bm25 = ("; BM25's hit rate without the model in the loop: an eval run with --defer, given as "
+                    "--eval FILE, measures it end to end" if self.changes.get("strategy") == "tool_search" else "")
+            return f"measured: the top {self.k} hold a needed tool for {self.quality:.0%} of the queries{bm25}; {need}"
         return f"assumes every search finds the needed tool, as no queries measured it; {need}"
+
+
+@dataclass(frozen=True)
+class MeasuredDeferral:
+    """Deferred loading measured with the model in the loop (`toolsurvey eval --defer MODE`): the
+    end-to-end rate, the queries needing a tool whose model ended on a right call, with its Wilson 95%
+    interval. It stands where a hit rate goes (`hit_at(k)`, the same rate at every k: the eval ran
+    at its own k), so a deferred-loading lever priced with it counts a query the model did not finish
+    right as a search that missed."""
+
+    rate: float
+    count: int
+    of: int
+    low: float
+    high: float
+    model: str
+    modes: tuple[str, ...]
+    searched: float | None = None
+    found_gold: float | None = None
+
+    def hit_at(self, k: int) -> float:
+        return self.rate
+
+    def describe(self) -> str:
+        return (f"{self.model} called a needed tool after deferred loading (eval --defer {', '.join(self.modes)}) "
+                f"for {self.count} of {self.of} queries, {self.rate:.0%} [{self.low:.0%}, {self.high:.0%}]")
+
+
+def deferral_from_eval(ev: Any) -> MeasuredDeferral:
+    """The end-to-end rate of an eval run with `--defer` (a stored eval, `read_eval(path)`, or its
+    path), for the report's and the plan's deferral levers (`deferral=`). Raises InputError for an
+    eval without defer records, or one with no query that needs a tool."""
+    from ..errors import InputError
+    from ..measuring.selection.defer_metrics import defer_summary, deferred
+    from ..measuring.selection.stored import read_eval
+
+    if isinstance(ev, (str, os.PathLike)):
+        ev = read_eval(ev)
+    ev = getattr(ev, "eval", ev)  # a sweep's eval
+    records = list(getattr(ev, "records", []) or [])
+    if not deferred(records):
+        raise InputError("expected an eval run with --defer (its records carry \"defer\"); found an eval "
+                         "without deferred loading, so the deferral levers keep BM25's hit rate")
+    d = defer_summary(records)
+    e = d["end_to_end"]
+    if not e["of"]:
+        raise InputError("the --defer eval has no query that needs a tool, so it measures no end-to-end rate")
+    return MeasuredDeferral(e["rate"], e["count"], e["of"], e["low"], e["high"], ev.model, tuple(d["modes"]),
+                            d["searched"]["rate"], d["search_found_gold"]["rate"])
 
 
 def _simulate(reg: Registry | None, sc: Any, **changes: Any) -> Run:
@@ -74,7 +129,7 @@ def price_search(reg: Registry | None, sc: Any, baseline_cost: float, quality: A
     else:
         be = break_even(cost_at, baseline_cost, tol=1e-3)
     be = None if be is None or math.isnan(be) else be
-    return SearchChange(changes, run, q, quality is not None, k, be, baseline_cost)
+    return SearchChange(changes, run, q, quality is not None, k, be, baseline_cost, quality)
 
 
 def measured_search(reg: Registry, queries: Any):

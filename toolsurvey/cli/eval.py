@@ -103,6 +103,18 @@ def configure(p: argparse.ArgumentParser) -> None:
                             "simulate/plan/report --accuracy-curve FILE")
     sweep.add_argument("--task-calls", type=_positive, default=1, metavar="K",
                        help="with --fit: task success = (right tool share) ^ K, a task of K useful calls (default: 1)")
+    defer = p.add_argument_group("deferred loading, the model in the loop (docs/eval.md)")
+    defer.add_argument("--defer", choices=("client", "anthropic-bm25", "anthropic-regex"), metavar="MODE",
+                       help="hide the definitions behind a search: client (the harness runs BM25 on the model's "
+                            "search, as Claude Code's ToolSearch; openai-chat), anthropic-bm25 or anthropic-regex "
+                            "(Anthropic's server-side tool search, defer_loading on every tool)")
+    defer.add_argument("--defer-rounds", type=_positive, default=3, metavar="N",
+                       help="with --defer client: requests per query at most, searches included (default: 3)")
+    defer.add_argument("--search-k", type=_positive, default=5, metavar="K",
+                       help="with --defer client: tools one search loads (default: 5)")
+    defer.add_argument("--no-deferred-names", action="store_true",
+                       help="with --defer client: don't list the deferred tools' names in the system message "
+                            "(Claude Code lists them)")
     add_quiet_arg(p)
     add_output_args(p, FORMATS)
 
@@ -200,6 +212,47 @@ def _run_sweep(args, reg) -> int:
     return _gate(sw.eval, None, args, say)
 
 
+def _run_defer(args, reg) -> int:
+    """`--defer MODE`: each query with the definitions deferred behind a search, its log and its figures."""
+    from ..errors import InputError
+    from ..measuring.selection.defer import plan_defer
+    from ..measuring.selection.run import check_cost
+    from ._common import fit, print_warnings, say, write
+    from ._progress import Bar
+
+    for flag, given in (("--baseline", args.baseline), ("--batch", args.batch), ("--max-drop", args.max_drop),
+                        ("--visible", args.visible)):
+        if given:
+            raise InputError(f"{flag} is not taken with --defer; run them separately")
+    options = {k: v for k, v in _sweep_options(args).items()}
+    plan = plan_defer(reg, args.queries, args.model, args.defer, rounds=args.defer_rounds, k=args.search_k,
+                      list_names=not args.no_deferred_names, **options)
+    lines = _estimate_lines(plan)
+    if args.dry_run:
+        print_warnings(plan.warnings)
+        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
+            lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
+        lines.append(f"method: {plan.estimate.method}")
+        write(fit("\n".join(lines)) + "\n", args.output)
+        return 0
+    for line in lines:
+        say(line)
+    print_warnings(plan.warnings)
+    check_cost(plan.estimate, args.max_cost, args.yes, plan.client.custom_url, args.model)
+    with Bar(f"asking {args.model} (--defer {args.defer})", len(plan.jobs), quiet=args.quiet) as bar:
+        def progress(done, total):
+            bar.advance(done - bar.done, total=total)
+        try:
+            ev = plan.run(args.ask_concurrency, progress)
+        finally:
+            plan.client.close()
+    if args.log:
+        write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
+    print_warnings(ev.warnings)
+    write(_output(ev, None, None, args), args.output)
+    return _gate(ev, None, args, say)
+
+
 def _sweep_output(sw, args) -> str:
     from ..present import selection as sel
 
@@ -274,6 +327,14 @@ def run(args: argparse.Namespace) -> int:
                                                              "task_calls": 1}[dest]:
             from ..errors import InputError
             raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    defer_flags = {"--defer-rounds": args.defer_rounds != 3, "--search-k": args.search_k != 5,
+                   "--no-deferred-names": args.no_deferred_names}
+    for flag, given in defer_flags.items():
+        if given and args.defer != "client":
+            from ..errors import InputError
+            raise InputError(f"{flag} belongs to --defer client; pass --defer client too")
+    if args.defer is not None:
+        return _run_defer(args, load_registry(args))
     if args.visible is not None:
         return _run_sweep(args, load_registry(args))
     plans = _plans(args, load_registry(args))

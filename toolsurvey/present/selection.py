@@ -42,6 +42,34 @@ def headline_rows(ev) -> list[list[str]]:
     return rows
 
 
+DEFER_RATES = (("searched", "searched (of all queries)"),
+               ("search_found_gold", "a search found a gold tool (of searches for queries needing a tool)"),
+               ("end_to_end", "right tool in the end (of queries needing a tool): end to end"))
+
+
+def defer_rows(ev) -> list[list[str]]:
+    """The deferred-loading figures (eval --defer), or none for a plain eval."""
+    d = ev.defer()
+    if d is None:
+        return []
+    rows = [[label, _rate(d[key])] for key, label in DEFER_RATES]
+    rows.append(["right without a search", str(d["right_without_search"])])
+    if d["rounds_exhausted"]:
+        rows.append(["still searching at the last request (counted as no call)", str(d["rounds_exhausted"])])
+    tok = lambda v, per: "not separable (searched inside one request)" if v is None else (  # noqa: E731
+        f"{number(v)} ({per:,.1f} per query)")
+    rows.append(["searches run", "–" if d["search_requests"] is None else number(d["search_requests"])])
+    rows.append(["extra requests", tok(d["extra_requests"], d["extra_requests_per_query"] or 0)])
+    rows.append(["extra input tokens", tok(d["extra_input_tokens"], d["extra_input_tokens_per_query"] or 0)])
+    rows.append(["extra output tokens", tok(d["extra_output_tokens"], d["extra_output_tokens_per_query"] or 0)])
+    return rows
+
+
+def defer_head(ev) -> str:
+    d = ev.defer()
+    return f"deferred loading ({', '.join(d['modes'])}), the model in the loop (docs/eval.md):"
+
+
 def cost_lines(ev) -> list[str]:
     """The estimate made before sending, and what the answers were billed."""
     e, b = ev.estimate, ev.billed()
@@ -87,6 +115,9 @@ def selection_text(ev) -> str:
     """The eval as a terminal page."""
     lines = [visible(ev.describe()), f"api: {ev.api}" + (f" at {visible(ev.base_url)}" if ev.base_url else ""), ""]
     lines += _table(["rate", "value  [95% interval]  (count)"], headline_rows(ev))
+    if defer_rows(ev):
+        lines += ["", defer_head(ev)]
+        lines += _table(["figure", "value  [95% interval]  (count)"], [[a, visible(b)] for a, b in defer_rows(ev)])
     pt = ev.per_tool()[:MAX_TOOLS]
     lines += ["", "per tool (expected: queries it answers; called: answers naming it):"]
     lines += _table(["tool", "expected", "called", "right", "precision", "recall", "skip"],
@@ -117,6 +148,9 @@ def selection_markdown(ev) -> str:
     """The eval as Markdown: headline table, per-tool table, confusion matrix, cost, caveat."""
     out = [f"## Tool selection: {escape(ev.describe())}", "", "| rate | value [95% interval] (count) |", "|---|---|"]
     out += [f"| {escape(a)} | {escape(b)} |" for a, b in headline_rows(ev)]
+    if defer_rows(ev):
+        out += ["", f"**{escape(defer_head(ev))}**", "", "| figure | value [95% interval] (count) |", "|---|---|"]
+        out += [f"| {escape(a)} | {escape(b)} |" for a, b in defer_rows(ev)]
     out += ["", "| tool | expected | called | right | precision | recall | skip |", "|---|---:|---:|---:|---:|---:|---:|"]
     out += [f"| {escape(r['tool'])} | {r['expected']} | {r['called']} | {r['right']} | {percent(r['precision'])} | "
             f"{percent(r['recall'])} | {percent(r['skip_rate'])} |" for r in ev.per_tool()]
@@ -133,19 +167,26 @@ CSV_COLUMNS = ("id", "repeat", "outcome", "expected", "called", "args_valid", "a
                "latency_s", "cost", "from_cache")
 
 
+DEFER_CSV = ("mode", "searched", "found_gold", "search_requests", "extra_requests", "extra_input_tokens",
+             "extra_output_tokens")
+
+
 def records_csv(ev) -> str:
-    """One row per answer (the log's main fields), spreadsheet-safe."""
+    """One row per answer (the log's main fields, and with --defer the defer fields), spreadsheet-safe."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
+    extra = DEFER_CSV if ev.defer() is not None else ()
+    w.writerow([*CSV_COLUMNS, *(f"defer_{k}" for k in extra)])
     for r in ev.records:
-        w.writerow([safe_text("" if r[k] is None else r[k]) for k in CSV_COLUMNS])
+        d = r.get("defer") or {}
+        w.writerow([safe_text("" if r[k] is None else r[k]) for k in CSV_COLUMNS]
+                   + [safe_text("" if d.get(k) is None else d[k]) for k in extra])
     return buf.getvalue()
 
 
 def view_lines(ev) -> tuple[str, list[str]]:
     """The Jupyter view's title and lines: the headline rates, cost, caveat, warnings."""
-    lines = [f"{a}: {b}" for a, b in headline_rows(ev)] + cost_lines(ev) + [_caveat()]
+    lines = [f"{a}: {b}" for a, b in headline_rows(ev) + defer_rows(ev)] + cost_lines(ev) + [_caveat()]
     return f"Tool selection: {ev.describe()}", lines + [f"warning: {w}" for w in ev.warnings[:5]]
 
 

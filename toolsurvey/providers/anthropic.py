@@ -127,3 +127,35 @@ def _headers(key: str) -> dict[str, str]:
 
 
 PROVIDER = Provider(NAME, _headers, (RENDERING,), (MESSAGES,), CountingEndpoint(NAME, _count_body))
+
+
+def tool_searches(answer: dict) -> list[dict]:
+    """The server-side tool searches of a Messages answer, in order: {"id", "name", "input" (the
+    query or pattern the model wrote), "found" (the tool names of its tool_reference blocks, None when
+    it has no result), "error" (a tool_search_tool_result_error's code, else None)}. Shapes as the
+    Tool search tool documentation gives them: a server_tool_use block, then a tool_search_tool_result
+    whose content is a tool_search_tool_search_result holding tool_references."""
+    out: dict[str, dict] = {}
+    for b in answer.get("content") or []:
+        if not isinstance(b, dict):
+            continue
+        if b.get("type") == "server_tool_use" and str(b.get("name", "")).startswith("tool_search_tool"):
+            out[str(b.get("id"))] = {"id": str(b.get("id")), "name": b.get("name"), "input": b.get("input"),
+                                     "found": None, "error": None}
+        elif b.get("type") == "tool_search_tool_result":
+            hit = out.setdefault(str(b.get("tool_use_id")), {"id": str(b.get("tool_use_id")), "name": None,
+                                                              "input": None, "found": None, "error": None})
+            c = b.get("content") if isinstance(b.get("content"), dict) else {}
+            if c.get("type") == "tool_search_tool_result_error":
+                hit["error"] = str(c.get("error_code") or "error")
+            else:
+                hit["found"] = [str(r.get("tool_name")) for r in c.get("tool_references") or []
+                                if isinstance(r, dict) and r.get("type") == "tool_reference"]
+    return list(out.values())
+
+
+def search_requests(u: Any) -> int | None:
+    """usage.server_tool_use.tool_search_requests of a Messages answer; None when the usage has none."""
+    server = u.get("server_tool_use") if isinstance(u, dict) else None
+    n = server.get("tool_search_requests") if isinstance(server, dict) else None
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 0 else None

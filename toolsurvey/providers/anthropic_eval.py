@@ -50,6 +50,17 @@ class MessagesClient(AskingClient):
     def _create(self, sdk, body: dict):
         return sdk.messages.with_raw_response.create(**body)
 
+    def deferred_body(self, query: str, tools: list, system: str | None, rules) -> dict:
+        """A request with Anthropic's server-side tool search (`rules`, a SearchRules of providers.toml):
+        the search tool first ({"type": its tool_type, "name": its tool_name}, the one tool not
+        deferred), then every tool of `tools` with `defer_loading: true`, as the Tool search tool
+        documentation shows. No cache_control is set: deferred tools are not part of the cached prefix."""
+        body = self.body(query, [], system)
+        deferred = [{**t, "defer_loading": True} for t in tools]
+        body["tools"] = [{"type": rules.tool_type, "name": rules.tool_name}, *deferred]
+        body["tool_choice"] = {"type": "auto"}
+        return body
+
     def read(self, answer: dict) -> Answer:
         calls = [(name, args) for _, name, args in anthropic.tool_calls(answer)]
         text = "".join(str(b.get("text") or "") for b in answer.get("content") or []
@@ -58,6 +69,14 @@ class MessagesClient(AskingClient):
         usage = answer.get("usage")
         return Answer(calls, text, anthropic.usage(usage) if isinstance(usage, dict) else (0, 0, 0, 0, 0),
                       stop, (text or "refused") if stop == "refusal" else "")
+
+    def tool_searches(self, answer: dict) -> list[dict]:
+        """The server-side tool searches of an answer (anthropic.tool_searches)."""
+        return anthropic.tool_searches(answer)
+
+    def search_requests(self, answer: dict) -> int | None:
+        """usage.server_tool_use.tool_search_requests of an answer, None when absent."""
+        return anthropic.search_requests(answer.get("usage"))
 
     # Message Batches: POST /v1/messages/batches, GET .../{id}, then its results (JSON Lines)
     def batch_submit(self, items: list[tuple[str, dict]]) -> str:

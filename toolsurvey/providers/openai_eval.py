@@ -85,6 +85,30 @@ class ChatClient(_OpenAIClient):
     def _create(self, sdk, body: dict):
         return sdk.chat.completions.with_raw_response.create(**body)
 
+    def follow_up(self, body: dict, answer: dict, results: list[tuple[str, str]], tools: list) -> dict:
+        """The next request of a conversation: `body`'s messages, the answer's assistant message (its
+        text and tool calls), then one `tool` message per (tool_call_id, content) of `results`, with
+        `tools` as the tools offered now (Chat Completions: a tool result is a `tool` message)."""
+        choices = answer.get("choices") or [{}]
+        msg = (choices[0] if isinstance(choices[0], dict) else {}).get("message") or {}
+        # content "" rather than null: OpenAI takes either with tool calls, and some compatible servers
+        # (llama-cpp-python's) refuse null
+        said: dict[str, Any] = {"role": "assistant", "content": msg.get("content") or ""}
+        if msg.get("tool_calls"):
+            said["tool_calls"] = [{"id": c.get("id"), "type": "function",
+                                   "function": {"name": (c.get("function") or {}).get("name", ""),
+                                                "arguments": (c.get("function") or {}).get("arguments") or ""}}
+                                  for c in msg["tool_calls"] if isinstance(c, dict)]
+        replies = [{"role": "tool", "tool_call_id": cid, "content": text} for cid, text in results]
+        out = {**body, "messages": [*body["messages"], said, *replies]}
+        if tools:
+            out["tools"], out["tool_choice"] = tools, "auto"
+        return out
+
+    def call_ids(self, answer: dict) -> list[tuple[str, Any, Any]]:
+        """(id, name, arguments) of each tool call of an answer, in order."""
+        return [(str(i), n, a) for i, n, a in openai.chat_tool_calls(answer)]
+
     def read(self, answer: dict) -> Answer:
         choices = answer.get("choices") or [{}]
         first = choices[0] if isinstance(choices[0], dict) else {}

@@ -31,6 +31,7 @@ class SearchRules:
     source: str
     url: str
     as_of: str
+    tool_name: str = ""  # the search tool's name in a request and in server_tool_use blocks (Anthropic's)
     label: str = ""  # how a lever names it: "Anthropic's tool search (BM25 variant)"
     example_model: str = ""  # the model a lever prices it with when the scenario's own does not support it
     max_results: int | None = None

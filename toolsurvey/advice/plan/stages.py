@@ -20,7 +20,7 @@ from ...errors import InputError
 from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
 from ...measuring.trimming.pipeline import trim as trim_payload
-from ..deferral import deferred_searches, describe_search, measured_search, price_search
+from ..deferral import deferral_from_eval, deferred_searches, describe_search, measured_search, price_search
 from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
 from ..similarity.pairs import similar_pairs
 from ..visibility import visibility
@@ -35,7 +35,7 @@ _SWITCHES = {"delete_unused": "delete", "merge": "merge", "trim": "trim", "defer
 
 def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES, trim: dict | None = None,
          window_days: float | None = 90, unphased: str = "all", config: dict | str | None = None, own=None,
-         queries=None, **switches) -> Plan:
+         queries=None, deferral=None, **switches) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
     `usage` is a Usage (toolsurvey.inputs.sources.load_usage), a log path or a list of call records; `phases` a
@@ -50,6 +50,9 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     defers every tool behind it when that saves money, priced at the hit rate `queries` measure (a
     queries file or a retrieval evaluation, on the registry as given) or at the stated assumption that
     every search finds the tool, with the break-even rate (leave "defer" out of `stages` to skip it).
+    `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
+    path) prices that stage at the end-to-end rate measured with the model in the loop instead of
+    BM25's hit rate.
     The on/off switches before 0.7 (`delete_unused=`, `merge=`, `trim=True/False`, `defer=`) still
     work, with a DeprecationWarning.
     Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
@@ -64,7 +67,10 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     trim_results(st, enabled="trim" in run)
     gate_by_phase(st)
     defer = "defer" in run
-    defer_loading(st, quality=measured_search(reg, queries) if defer else None, enabled=defer)
+    if defer and deferral is not None and not hasattr(deferral, "hit_at"):
+        deferral = deferral_from_eval(deferral)
+    quality = (deferral if deferral is not None else measured_search(reg, queries)) if defer else None
+    defer_loading(st, quality=quality, enabled=defer)
     return finish(st)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ...core.viewable import Viewable
-from . import metrics
+from . import defer_metrics, metrics
 from .request import Estimate
 
 # Printed with every result: the figures describe this model on these queries, nothing more.
@@ -55,9 +55,15 @@ class SelectionEval(Viewable):
         cost = None if any(c is None for c in costs) else float(sum(costs))
         return {"requests": len(sent), "from_cache": len(self.records) - len(sent), "usage": usage, "cost": cost}
 
+    def defer(self) -> dict | None:
+        """The deferred-loading figures (defer_metrics) when the eval ran with --defer, else None."""
+        return defer_metrics.defer_summary(self.records) if defer_metrics.deferred(self.records) else None
+
     def to_json(self) -> dict:
         """What `toolsurvey eval --format json` prints: the figures, then every record under "queries"."""
+        deferred = self.defer()
         return {"model": self.model, "api": self.api, "base_url": self.base_url, "summary": self.summary,
+                **({"defer": deferred} if deferred is not None else {}),
                 "per_tool": self.per_tool(), "confusion": self.confusion(), "agreement": self.agreement(),
                 "estimate": self.estimate.to_json(), "billed": self.billed(), "failed": self.failed,
                 "warnings": self.warnings, "caveat": CAVEAT, "queries": self.records}

@@ -185,7 +185,7 @@ def plan_eval(registry: Registry, queries, model: str, *, api: str | None = None
         jobs += [Job(q, r, body, h) for r in range(repeat)]
     store = AnswerCache(cache_dir, enabled=cache)
     todo = [j for j in jobs if j.key not in store]
-    tokens, method = req.tools_tokens(registry, _render(cl), model)
+    tokens, method = req.tools_tokens(registry, rendering(cl), model)
     price = req.find_price(model)
     est = req.estimate([j.query.query for j in todo], len(jobs), tokens, method, system, price,
                        BATCH_PRICE if batch else 1.0)
@@ -219,7 +219,7 @@ def eval_queries(queries, registry: Registry) -> list[Query]:
     return load_queries(queries, registry, no_tool=True)
 
 
-def _render(cl: AskingClient) -> str:
+def rendering(cl: AskingClient) -> str:
     """The rendering that counts what the API's model sees: its provider's own, or compact JSON for
     another server (its tokenizer and template are not known)."""
     return "json" if cl.custom_url else cl.provider.renderings[0].name

@@ -218,7 +218,7 @@ def plan_sweep(registry: Registry, queries, model: str, sizes=DEFAULT_SIZES, *, 
     return plan, sizes
 
 
-def _tokens_by_tool(plan, registry: Registry) -> tuple[dict[str, int], int]:
+def tokens_by_tool(plan, registry: Registry) -> tuple[dict[str, int], int]:
     """Each tool's tokens (by key) and the request's fixed overhead, counted as `request.tools_tokens`
     counts a whole registry's (the same rendering; servers' instructions are not sent by an eval)."""
     from ..parts import footprint_columns
@@ -240,7 +240,7 @@ def _estimate(plan, registry: Registry, system) -> req.Estimate:
     tokens are its tools' own counts plus the request's fixed overhead; `tools_tokens` is their mean
     per request."""
     price, method = plan.estimate.price, plan.estimate.method
-    per_tool, fixed = _tokens_by_tool(plan, registry)
+    per_tool, fixed = tokens_by_tool(plan, registry)
     groups: dict[tuple, list] = {}
     for j in plan.jobs:
         if j.key not in plan.cache:

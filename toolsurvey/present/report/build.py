@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...advice.audit.run import audit
 from ...advice.baseline import baseline
-from ...advice.deferral import measured_search
+from ...advice.deferral import deferral_from_eval, measured_search
 from ...advice.diff import as_registry, measure_settings
 from ...inputs.sources import usage_and_traces
 from ...inputs.usage import summarize
@@ -31,7 +31,8 @@ from .traces import traces_section
 
 
 def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, title: str | None = None,
-           own: Any = None, traces: Any = None, queries: Any = None, **changes: Any) -> Report:
+           own: Any = None, traces: Any = None, queries: Any = None, deferral: Any = None,
+           **changes: Any) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `changes` replace scenario fields, as `simulate` takes them (e.g. `model`,
     `tasks_per_day`, `caching`, `render`, `accuracy_curve` (a curve file, e.g. one `toolsurvey eval
@@ -42,6 +43,9 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
     Agent traces (a trace path as `usage`, or `traces`) add the section "What your traces say".
     `queries` (a queries file, or a retrieval evaluation) measures what a search finds: the search
     levers and the plan's deferred-loading stage use its hit rate, and the findability table is added.
+    `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
+    path) prices the deferred-loading lever and the plan's stage at the end-to-end rate measured with
+    the model in the loop instead; without it they keep BM25's hit rate and say so.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
@@ -50,8 +54,11 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
     sc, stated, missing = _scenario(scenario, **changes)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
+    if deferral is not None and not hasattr(deferral, "hit_at"):
+        deferral = deferral_from_eval(deferral)
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
                   retrieval=measured_search(reg, queries))
+    inp.deferral = deferral
     return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
                   inp.levers, meta=meta(reg.sources, **named))
 

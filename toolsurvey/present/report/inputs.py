@@ -34,6 +34,7 @@ class Inputs:
     levers: list[tuple[str, float]] = field(default_factory=list)  # set by the summary
     plan_line: str = ""  # set by the plan section, quoted by the summary
     retrieval: Any = None  # the retrieval evaluation of the queries given (measuring.retrieval)
+    deferral: Any = None  # advice.deferral.MeasuredDeferral: deferred loading measured end to end (eval --defer)
     search_notes: list[str] = field(default_factory=list)  # search levers that lose money at the measured rate
 
 

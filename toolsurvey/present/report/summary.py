@@ -147,7 +147,9 @@ def search_levers(inp: Inputs, n: int) -> list[tuple[str, float]]:
     out = []
     for label, changes in options:
         try:
-            ch = price_search(inp.reg, sc, float(inp.run.summary["cost_per_completed_task"]), inp.retrieval,
+            quality = inp.deferral if changes["strategy"] == "tool_search" and inp.deferral is not None \
+                else inp.retrieval
+            ch = price_search(inp.reg, sc, float(inp.run.summary["cost_per_completed_task"]), quality,
                               samples=0, **changes)
         except ToolsurveyError:
             continue
