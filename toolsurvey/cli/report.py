@@ -23,6 +23,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queries", metavar="FILE",
                    help='JSON Lines of {"id", "query", "gold"}: measure what a search finds, for the search levers, '
                         "the plan's deferred-loading stage and the findability table (docs/search.md)")
+    p.add_argument("--eval", metavar="FILE",
+                   help="an eval file (toolsurvey eval --format json, or its --log): add the section "
+                        "\"What the model picks\" (accuracy, the pairs confused most, the tools skipped most)")
     add_measure_args(p)
     add_scenario_options(p)
     p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
@@ -48,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
-                 queries=args.queries, **measure_kwargs(args), **scenario_options(args))
+                 queries=args.queries, eval=args.eval, **measure_kwargs(args), **scenario_options(args))
     if args.output == "-" or (fmt in ("markdown", "json") and not args.output):
         sys.stdout.write({"html": rep.to_html, "markdown": rep.to_markdown, "json": rep.to_json}[fmt]())
         say(rep.summary_text())
