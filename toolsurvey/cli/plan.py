@@ -28,6 +28,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="do not defer tools behind the provider's tool search (the last stage)")
     p.add_argument("--queries", metavar="FILE",
                    help='JSON Lines of {"id", "query", "gold"}: price deferred loading at the hit rate they measure')
+    p.add_argument("--eval", metavar="FILE",
+                   help="an eval file (toolsurvey eval --format json, or its --log): the pairs the model confused "
+                        "join the merge stage, each beside the near-duplicate rule's score for it")
     p.add_argument("--unphased", choices=("all", "hide"), default="all",
                    help="tools matching no phase: visible in every phase (default) or hidden")
     p.add_argument("--config", default=None, metavar="FILE", help="TOML overriding assumptions/audit.toml")
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     stages = [s for s in STAGES if getattr(args, s)]  # --no-delete, --no-merge, --no-trim, --no-defer
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, stages=stages,
              window_days=args.window_days, unphased=args.unphased, config=args.config, own=args.own,
-             queries=args.queries)
+             queries=args.queries, eval=args.eval)
     print_warnings(p.warnings)
     actions = p.actions_table()
     if args.format in ("csv", "json") and args.show != "summary":
