@@ -175,3 +175,13 @@ def test_cli_report_with_eval_and_a_bad_eval_file(monkeypatch, tmp_path, capsys)
     err = capsys.readouterr().err
     assert 'found a JSON document without "queries"' in err and "Traceback" not in err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_tools_of_the_eval_missing_from_the_registry_are_named(monkeypatch, tmp_path):
+    out, _ = write_eval(monkeypatch, tmp_path)
+    reg = ts.load(REG).filter(lambda t: t.key != "metrics/query_logs")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = ts.report(reg, eval=out)
+    assert ("1 tool(s) of the eval are not in this registry (an eval of another version?): metrics/query_logs"
+            in rep.section("picks").notes)

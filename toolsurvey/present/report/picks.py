@@ -42,6 +42,11 @@ def picks_section(inp: Inputs) -> Section:
     s.tables.append(_confused(ev))
     s.tables.append(_skipped(ev))
     s.tables.append(_curve(inp, ev))
+    keys = {t.key for t in inp.reg}
+    named = sorted(({r["expected"] for r in ev.records} | {r["called"] for r in ev.records}) - keys - {"none", "invalid"})
+    if named:
+        s.notes.append(f"{len(named)} tool(s) of the eval are not in this registry (an eval of another version?): "
+                       + ", ".join(named[:10]) + (" …" if len(named) > 10 else ""))
     return s
 
 
@@ -78,7 +83,7 @@ def _curve(inp: Inputs, ev) -> Table:
              "mean_visible": float(r["mean_visible"]), "wrong_rate": float(r["wrong_rate"]),
              "success": float(r["success"])},
             {"figures_from": f"this eval: wrong calls {w['count']} of {w['of']} calls made",
-             "mean_visible": sum(offered) / len(offered), "wrong_rate": w["rate"], "success": None}]
+             "mean_visible": sum(offered) / len(offered) if offered else float("nan"), "wrong_rate": w["rate"], "success": None}]
     cost = money(r["cost_per_completed_task"], missing=NOT_PRICED)
     how = ("" if given else " To price with your model's own curve: `toolsurvey eval ... --visible 5,10,20,all --fit "
            "curve.toml`, then `--accuracy-curve curve.toml`.")
