@@ -68,15 +68,18 @@ def _predicted(reg: Registry, cfg: dict, wanted: set[frozenset]) -> dict[frozens
     flagged = {frozenset((f"{sa}/{ta}", f"{sb}/{tb}")) for sa, ta, sb, tb in
                zip(pairs["server_a"], pairs["tool_a"], pairs["server_b"], pairs["tool_b"], strict=True)}
     out = {}
+    t = c["threshold"]
     for key in wanted:
         a, b = sorted(key)
         s = scores.get(key)
-        kinds = {access(tools[index[a]], cfg), access(tools[index[b]], cfg)}
-        if key in flagged and kinds != {"read", "write"}:
-            out[key] = (s, True, f"near-duplicates by the overlap rule (similarity {s:.2f} >= {c['threshold']})"
-                        if s is not None else "near-duplicates by the overlap rule")
+        both = {access(tools[index[a]], cfg), access(tools[index[b]], cfg)} == {"read", "write"}
+        if key in flagged and not both:
+            why = "similarity" if s is None else (f"similarity {s:.2f} >= {t}" if s >= t - 1e-12 else
+                                                  f"same action and object, similarity {s:.2f}")
+            out[key] = (s, True, f"near-duplicates by the overlap rule ({why})")
         elif s is not None:
-            out[key] = (s, False, f"not near-duplicates by the overlap rule (similarity {s:.2f} < {c['threshold']})")
+            why = ("one reads and the other writes" if both else "below the threshold") + f": similarity {s:.2f}"
+            out[key] = (s, False, f"not near-duplicates by the overlap rule ({why}" + (f" < {t})" if s < t else ")"))
         elif key in never:
             out[key] = (None, False, "never paired by the overlap rule (read and write, different actions or "
                                      "different products)")
