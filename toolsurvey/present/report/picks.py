@@ -78,12 +78,13 @@ def _curve(inp: Inputs, ev) -> Table:
     given = sc.accuracy_curve is not None
     w = wrong_calls(ev.records)
     offered = [len(x["tools_offered"]) for x in ev.records if x.get("repeat", 0) == 0]
+    mean_offered = sum(offered) / len(offered) if offered else float("nan")
     source = curve["source"] if isinstance(curve, dict) else curve
     rows = [{"figures_from": ("the curve given (--accuracy-curve): " if given else "the default curve: ") + source,
              "mean_visible": float(r["mean_visible"]), "wrong_rate": float(r["wrong_rate"]),
              "success": float(r["success"])},
             {"figures_from": f"this eval: wrong calls {w['count']} of {w['of']} calls made",
-             "mean_visible": sum(offered) / len(offered) if offered else float("nan"), "wrong_rate": w["rate"], "success": None}]
+             "mean_visible": mean_offered, "wrong_rate": w["rate"], "success": None}]
     cost = money(r["cost_per_completed_task"], missing=NOT_PRICED)
     how = ("" if given else " To price with your model's own curve: `toolsurvey eval ... --visible 5,10,20,all --fit "
            "curve.toml`, then `--accuracy-curve curve.toml`.")
