@@ -88,3 +88,12 @@ def test_cli_json_and_markdown(monkeypatch, tmp_path, capsys):
     assert main(["audit", REG, "--eval", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "record 1 has no gold" in err and "Traceback" not in err
+
+
+def test_a_sweep_is_read_at_its_largest_visible_set(monkeypatch, tmp_path):
+    out, _ = write_eval(monkeypatch, tmp_path, "--visible", "5,all")
+    f = audit(ts.load(REG), eval=out, rules=["confused-pair"])
+    assert f["other"].tolist() == ["metrics/list_alerts", "metrics/query_logs"]  # the planted pairs, once each
+    assert f["evidence"].iloc[1].startswith("3 confusions (>= 2)")
+    assert f.attrs["notes"] == ["local-test-model's picks counted from a catalog-size sweep read at its largest "
+                                "visible set (all), each query's first answer, 12 queries"]
