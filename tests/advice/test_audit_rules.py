@@ -159,7 +159,8 @@ CASES = {
         good(output_schema={"type": "object", "properties": {"name": {"type": "string"}}}),
     ),
 }
-REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found", "suspicious-squatting"}
+REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found", "suspicious-squatting",
+                  "confused-pair"}  # confused-pair: tests/advice/test_audit_confused_pair.py
 
 
 def test_every_rule_has_a_case():

@@ -55,8 +55,24 @@ def page_report(tmp_path_factory):
     log = folder / "usage.jsonl"
     log.write_text("\n".join(json.dumps(c) for c in calls) + "\n")
     out = folder / "hostile.html"
-    ts.report(reg, usage=log, top=len(PAYLOADS) + 1, title=PAYLOADS[0]).save(out)
+    ts.report(reg, usage=log, top=len(PAYLOADS) + 1, title=PAYLOADS[0], eval=hostile_eval(reg)).save(out)
     return out
+
+
+def hostile_eval(reg: Registry):
+    """An eval whose answers took each hostile tool for the next and skipped the last, under hostile
+    query ids: the tool names and ids reach "What the model picks"."""
+    from toolsurvey.measuring.selection.request import Estimate
+    from toolsurvey.measuring.selection.result import SelectionEval
+
+    keys = [t.key for t in reg]
+    recs = [{"id": f"q{i}{p}", "gold": [keys[i]], "outcome": "wrong", "expected": keys[i], "called": keys[i + 1],
+             "tools_offered": keys, "repeat": 0, "args_valid": None, "args_match": None}
+            for i, p in enumerate(PAYLOADS[:-1])]
+    recs.append({"id": PAYLOADS[-1], "gold": [keys[-2]], "outcome": "skip", "expected": keys[-2], "called": "none",
+                 "tools_offered": keys, "repeat": 0, "args_valid": None, "args_match": None})
+    return SelectionEval(PAYLOADS[3], "chat", None, recs, Estimate(len(recs), 0, 0, 0, 0, None, None, None, ""),
+                         order=keys)
 
 
 def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
@@ -94,6 +110,8 @@ def test_nothing_from_the_data_runs_and_the_text_shows_literally(page_report):
             text = page.inner_text("body")
             for payload in PAYLOADS:
                 assert payload in text, f"payload not shown literally: {payload!r}"
+            picks = page.inner_text("section#picks")  # tool names, query ids and the model's name
+            assert all(p in picks for p in PAYLOADS), picks[:300]
             assert page.title() == PAYLOADS[0]
             # The chart draws the hostile tool names literally too (plotly reads <a>, <b> as markup),
             # cut to LABEL_CHARS on the axis (the hover keeps them whole).

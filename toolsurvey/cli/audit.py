@@ -24,6 +24,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
     p.add_argument("--queries", metavar="FILE",
                    help='JSON Lines of {"id", "query", "gold"}: add the never-found rule (tools no query finds)')
+    p.add_argument("--eval", metavar="FILE",
+                   help="an eval file (toolsurvey eval --format json, or its --log): add the confused-pair rule "
+                        "(tools the model took for each other, [selection] min_confusions times or more)")
     add_output_args(p, formats=FORMATS)
     from ._progress import add_quiet_arg
 
@@ -80,17 +83,21 @@ def run(args: argparse.Namespace) -> int:
 
     with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
         findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own,
-                         progress=lambda total: bar.advance(total=total), queries=args.queries)
+                         progress=lambda total: bar.advance(total=total), queries=args.queries,
+                         eval=args.eval)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]
-    head = header(findings, len(reg))
+    notes = findings.attrs.get("notes", [])  # how the eval was read; they name tools (escaped below)
+    head = header(findings, len(reg)) + "".join(f"\n{n}" for n in notes)
     if args.format == "sarif":
         write(sarif_log(findings, args.paths), args.output)
     elif args.format == "table" and out.empty:
         write(head + "\n", args.output)
     elif args.format == "markdown":
-        write(markdown(out, head), args.output)
+        from ..present.markdown import escape
+
+        write(markdown(out, header(findings, len(reg)) + "".join(f"\n\n{escape(n)}" for n in notes)), args.output)
     else:
         emit(out.astype({"group": "object"}) if "group" in out else out, args.format, args.output, head,
              wide=args.wide)

@@ -29,8 +29,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--queries", metavar="FILE",
                    help='JSON Lines of {"id", "query", "gold"}: price deferred loading at the hit rate they measure')
     p.add_argument("--eval", metavar="FILE",
-                   help="an eval run with --defer (its JSON or --log): price deferred loading at the end-to-end "
-                        "rate measured with the model in the loop (docs/eval.md)")
+                   help="an eval file (toolsurvey eval --format json, or its --log): the pairs the model confused "
+                        "join the merge stage, each beside the near-duplicate rule's score for it; an eval run "
+                        "with --defer prices deferred loading at its end-to-end rate (docs/eval.md)")
     p.add_argument("--unphased", choices=("all", "hide"), default="all",
                    help="tools matching no phase: visible in every phase (default) or hidden")
     p.add_argument("--config", default=None, metavar="FILE", help="TOML overriding assumptions/audit.toml")
@@ -108,6 +109,7 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..advice.plan.stages import STAGES, plan
     from ..errors import InputError
+    from ..measuring.selection.stored import as_eval
     from ..model.assumed import with_options
     from ._common import emit, load_registry, print_warnings, write
     from ._deferral import deferral_of
@@ -119,9 +121,10 @@ def run(args: argparse.Namespace) -> int:
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens,
                                     accuracy_curve=args.accuracy_curve)
     stages = [s for s in STAGES if getattr(args, s)]  # --no-delete, --no-merge, --no-trim, --no-defer
+    ev = as_eval(args.eval)  # read once: the picks, the confused pairs and the deferral levers
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, stages=stages,
              window_days=args.window_days, unphased=args.unphased, config=args.config, own=args.own,
-             queries=args.queries, deferral=deferral_of(args.eval))
+             queries=args.queries, eval=ev, deferral=deferral_of(ev, args.eval))
     print_warnings(p.warnings)
     actions = p.actions_table()
     if args.format in ("csv", "json") and args.show != "summary":

@@ -24,8 +24,10 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help='JSON Lines of {"id", "query", "gold"}: measure what a search finds, for the search levers, '
                         "the plan's deferred-loading stage and the findability table (docs/search.md)")
     p.add_argument("--eval", metavar="FILE",
-                   help="an eval run with --defer (its JSON or --log): price the deferred-loading lever and the "
-                        "plan's stage at the end-to-end rate measured with the model in the loop (docs/eval.md)")
+                   help="an eval file (toolsurvey eval --format json, or its --log): add the section "
+                        "\"What the model picks\" (accuracy, the pairs confused most, the tools skipped most); "
+                        "an eval run with --defer prices the deferred-loading lever and the plan's stage at its "
+                        "end-to-end rate (docs/eval.md)")
     add_measure_args(p)
     add_scenario_options(p)
     p.add_argument("--top", type=at_least(1), default=15, metavar="N", help="tools in the top-tools table (default: %(default)s)")
@@ -39,6 +41,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
+    from ..measuring.selection.stored import as_eval
     from ..present.report.build import report
     from ..present.report.document import format_for
     from ._common import fit, load_registry, say, visible_lines
@@ -51,8 +54,9 @@ def run(args: argparse.Namespace) -> int:
     reg = load_registry(args)
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
+    ev = as_eval(args.eval)  # read once: the picks, the confused pairs and the deferral levers
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
-                 queries=args.queries, deferral=deferral_of(args.eval), **measure_kwargs(args),
+                 queries=args.queries, eval=ev, deferral=deferral_of(ev, args.eval), **measure_kwargs(args),
                  **scenario_options(args))
     if args.output == "-" or (fmt in ("markdown", "json") and not args.output):
         sys.stdout.write({"html": rep.to_html, "markdown": rep.to_markdown, "json": rep.to_json}[fmt]())

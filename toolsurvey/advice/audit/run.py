@@ -13,11 +13,14 @@ from ...core.frames import ViewableFrame
 from ...core.registry import Registry, Tool
 from ...core.severity import rank
 from ...errors import InputError
+from ...measuring.selection.stored import as_eval
 from ..deferral import measured_search
 from ..ownership import check_owned, owned
 from ..poisoning.scan import server_tools
 from ..pricing import price_findings
 from ..thresholds import load_config
+from .confused import FIX as CONFUSED_FIX
+from .confused import check_confused_pair
 from .descriptions import (
     check_description_long,
     check_description_missing,
@@ -108,6 +111,8 @@ RULES: dict[str, Rule] = {r.id: r for r in [
     *security_rules(),
     Rule("never-found", "warning", "steps", "no query that needs the tool finds it in a search's top k", FIND_FIX,
          check_never_found, scope="registry"),
+    Rule("confused-pair", "warning", "steps", "a model took these two tools for each other in an eval",
+         CONFUSED_FIX, check_confused_pair, scope="registry"),
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
          "add annotations: readOnlyHint, and destructiveHint when it writes", check_annotations_missing),
     Rule("output-schema-heavy", "info", "tokens", "output schema costs more than the input schema",
@@ -135,7 +140,7 @@ class Findings(ViewableFrame):
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
           encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None,
-          queries=None) -> pd.DataFrame:
+          queries=None, eval=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
@@ -143,11 +148,14 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
     `progress(total)`, if given, is called once per tool checked (the CLI's progress bar). `queries` (a
     queries file or a retrieval evaluation) adds the never-found rule: tools no query that needs them finds.
+    `eval` (an eval file `toolsurvey eval` wrote, or its result) adds the confused-pair rule: tools the
+    model took for each other at least `[selection] min_confusions` times.
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
     cfg = load_config(config)
     cfg["_own"] = owned(own)
     cfg["_retrieval"] = measured_search(reg, queries)
+    cfg["_eval"] = as_eval(eval)
     cfg["_server_tools"] = server_tools(reg)  # an order about a tool of the same server is guidance
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
@@ -173,7 +181,7 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     out["tokens"] = price_findings(out).round().astype("int64")
     out.attrs.update(encoding=encoding, tools=len(reg), rules=[r.id for r in selected],
                      thresholds={k: v for k, v in cfg.items() if not k.startswith("_")},
-                     own=sorted(cfg["_own"]) if cfg["_own"] else None)
+                     own=sorted(cfg["_own"]) if cfg["_own"] else None, notes=cfg.get("_notes", []))
     return Findings.of(out)
 
 

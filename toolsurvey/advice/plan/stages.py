@@ -25,6 +25,7 @@ from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
 from ..similarity.pairs import similar_pairs
 from ..visibility import visibility
 from .actions import Action, Plan
+from .measured import measured_merges
 from .outcome import finish
 from .state import PlanState, start
 
@@ -35,7 +36,7 @@ _SWITCHES = {"delete_unused": "delete", "merge": "merge", "trim": "trim", "defer
 
 def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES, trim: dict | None = None,
          window_days: float | None = 90, unphased: str = "all", config: dict | str | None = None, own=None,
-         queries=None, deferral=None, **switches) -> Plan:
+         queries=None, eval=None, deferral=None, **switches) -> Plan:
     """Plan the consolidation of `reg` and simulate it before, after each stage, and after.
 
     `usage` is a Usage (toolsurvey.inputs.sources.load_usage), a log path or a list of call records; `phases` a
@@ -53,6 +54,11 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
     path) prices that stage at the end-to-end rate measured with the model in the loop instead of
     BM25's hit rate.
+    `eval` (an eval file `toolsurvey eval` wrote, or its result) brings the pairs the model confused at
+    least `[selection] min_confusions` times into the merge stage: a merge that joins them says so, with
+    the count beside the near-duplicate score; a confused pair left unmerged is named in the warnings
+    as a merge candidate (merged only when its tools share action and object: the definitions, not
+    the eval, say whether two tools do one job).
     The on/off switches before 0.7 (`delete_unused=`, `merge=`, `trim=True/False`, `defer=`) still
     work, with a DeprecationWarning.
     Raises InputError for bad input (an unknown model, a phase matching no tool, a window of 0 days, a
@@ -60,7 +66,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     """
     run, trim = _stages(stages, trim, switches)
     st = start(reg, usage=usage, phases=phases, scenario=scenario, trim=trim, window_days=window_days,
-               unphased=unphased, config=config, own=own)
+               unphased=unphased, config=config, own=own, eval=eval)
     st.simulate("before", reg, st.base)
     delete_unused_tools(st, enabled="delete" in run)
     merge_duplicates(st, enabled="merge" in run)
@@ -158,6 +164,7 @@ def merge_duplicates(st: PlanState, enabled: bool) -> None:
         groups, notes = _merge_groups(st)
         _merge(st, groups)
         st.warnings += notes
+        measured_merges(st, groups)
     st.simulate("merge", st.current, st.base)
 
 

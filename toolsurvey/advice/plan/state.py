@@ -14,6 +14,7 @@ from ...core.registry import Registry
 from ...errors import InputError
 from ...inputs.sources import load_usage
 from ...inputs.usage import Usage, resolve
+from ...measuring.selection.stored import as_eval
 from ...model.scenario import Phase, load_phases
 from ...model.simulate import simulate
 from ...model.strategies import tool_table
@@ -50,6 +51,7 @@ class PlanState:
     runs: dict[str, Any] = field(default_factory=dict)  # stage name -> simulation Run
     simulated: dict[str, tuple[Registry, Any]] = field(default_factory=dict)  # stage -> (registry, scenario)
     caught: list = field(default_factory=list)  # the simulations' warnings
+    eval: Any = None          # the eval given (measured confusions for the merge stage), read once
 
     def simulate(self, name: str, reg: Registry, sc: Any) -> Any:
         """Run stage `name` (registry `reg` under scenario `sc`), keeping its warnings for the plan's.
@@ -75,7 +77,8 @@ class PlanState:
         return dict(zip(t.keys, t.tokens.tolist(), strict=True))
 
 
-def start(reg: Registry, *, usage, phases, scenario, trim, window_days, unphased, config, own) -> PlanState:
+def start(reg: Registry, *, usage, phases, scenario, trim, window_days, unphased, config, own,
+          eval=None) -> PlanState:
     """The state before any stage: every input checked (before any work) and resolved once.
 
     Raises InputError for bad input (see `plan`).
@@ -96,7 +99,7 @@ def start(reg: Registry, *, usage, phases, scenario, trim, window_days, unphased
     gate_by = _phase_list(phases) if phases is not None else (scenario_phases or _phase_list(
         base.phase_list() if base.phases else None))
     st = PlanState(reg, cfg, base, usage, own, window_days, unphased, rule, scenario_phases, gate_by,
-                   current=reg, scenario=base)
+                   current=reg, scenario=base, eval=as_eval(eval))
     if usage is not None:  # calls per tool key, the server resolved against the registry
         resolved, problems = resolve(usage, reg)
         st.warnings += usage.warnings + problems

@@ -121,3 +121,44 @@ def mcnemar(b: int, c: int) -> float:
         return 1.0
     tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
     return float(min(Fraction(1), Fraction(2 * tail, 2 ** n)))
+
+
+def confused_pairs(records: Sequence[dict], min_count: int = 1) -> list[dict]:
+    """The pairs of tools the model took for each other, over each query's first answer: an answer
+    whose confusion row is tool A (its first gold tool) and whose column is tool B (the first call to
+    a tool that is not gold), A != B, both tools ("none" and "invalid" are not tools). One entry per
+    unordered pair with at least `min_count` such answers, both directions kept:
+    {"a", "b", "a_as_b" (gold A, called B), "b_as_a", "total", "queries_a_as_b", "queries_b_as_a"}
+    (query ids in record order). A is the tool of the direction counted more (ties: the name first in
+    order of A, B sorted). Most confused first, then by name."""
+    cells: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in first_answers(records):
+        gold, called = r["expected"], r["called"]
+        if gold != called and gold not in (NONE, INVALID) and called not in (NONE, INVALID):
+            cells[(gold, called)].append(r["id"])
+    out = []
+    for a, b in sorted({tuple(sorted(k)) for k in cells}):
+        ab, ba = cells.get((a, b), []), cells.get((b, a), [])
+        if len(ba) > len(ab):
+            a, b, ab, ba = b, a, ba, ab
+        if len(ab) + len(ba) >= min_count:
+            out.append({"a": a, "b": b, "a_as_b": len(ab), "b_as_a": len(ba), "total": len(ab) + len(ba),
+                        "queries_a_as_b": ab, "queries_b_as_a": ba})
+    return sorted(out, key=lambda p: (-p["total"], p["a"], p["b"]))
+
+
+def skipped(records: Sequence[dict]) -> list[dict]:
+    """The tools the model skipped, over each query's first answer: per tool, the answers with no call
+    whose confusion row is that tool (the query's first gold tool), of the queries whose row it is.
+    {"tool", "skipped", "expected", "queries"}, most skipped first, then by name; tools never skipped
+    are left out."""
+    expected: Counter = Counter()
+    skips: dict[str, list[str]] = defaultdict(list)
+    for r in first_answers(records):
+        if r["expected"] == NONE:
+            continue
+        expected[r["expected"]] += 1
+        if r["outcome"] == "skip":
+            skips[r["expected"]].append(r["id"])
+    rows = [{"tool": t, "skipped": len(q), "expected": expected[t], "queries": q} for t, q in skips.items()]
+    return sorted(rows, key=lambda x: (-x["skipped"], x["tool"]))

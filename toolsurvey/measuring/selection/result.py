@@ -39,6 +39,14 @@ class SelectionEval(Viewable):
         rows, cols, counts = metrics.confusion(self.records, self.order)
         return {"rows": rows, "columns": cols, "counts": counts}
 
+    def confused_pairs(self, min_count: int = 1) -> list[dict]:
+        """Pairs of tools taken for each other at least `min_count` times (metrics.confused_pairs)."""
+        return metrics.confused_pairs(self.records, min_count)
+
+    def skipped(self) -> list[dict]:
+        """The tools skipped, most first (metrics.skipped)."""
+        return metrics.skipped(self.records)
+
     def agreement(self) -> dict | None:
         return metrics.agreement(self.records)
 

@@ -78,3 +78,27 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
     size = doc.get("registry_size")
     return SweepEval(ev, sizes, str(doc.get("distractors") or "not recorded"), int(doc.get("seed") or 0),
                      int(size) if isinstance(size, int) else len(ev.order))
+
+
+def as_eval(value: Any) -> SelectionEval | SweepEval | None:
+    """What the commands and functions that take `eval=` accept, read once: None, an eval already
+    read (SelectionEval or SweepEval), or the path of an eval file (`read_eval`)."""
+    if value is None or isinstance(value, (SelectionEval, SweepEval)):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read_eval(value)
+    raise InputError(f"expected an eval file's path or an eval (toolsurvey.eval's result), found {type(value).__name__}")
+
+
+def largest(ev: SelectionEval | SweepEval) -> SelectionEval:
+    """The plain eval whose picks the audit, the plan and the report show: a sweep's largest visible set
+    (`all` when it has it: the registry as deployed), each query counted once, else the eval itself."""
+    return ev.at(ev.sizes[-1]) if isinstance(ev, SweepEval) else ev
+
+
+def picked_from(ev: SelectionEval | SweepEval) -> str:
+    """How `largest` read the eval, for the outputs that cite it."""
+    if isinstance(ev, SweepEval):
+        return (f"a catalog-size sweep read at its largest visible set ({ev.sizes[-1]}), "
+                f"each query's first answer")
+    return "each query's first answer"

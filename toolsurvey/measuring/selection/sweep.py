@@ -145,6 +145,14 @@ class SweepEval(Viewable):
     def queries(self) -> int:
         return len({r["id"] for r in self.eval.records})
 
+    def at(self, size) -> SelectionEval:
+        """The eval of one size: its records only (each query once per repeat), as a plain eval."""
+        if size not in self.sizes:
+            raise InputError(f"expected a size of this sweep ({', '.join(map(str, self.sizes))}), found {size!r}")
+        ev = self.eval
+        return SelectionEval(ev.model, ev.api, ev.base_url, [r for r in ev.records if r["visible"] == size],
+                             ev.estimate, list(ev.warnings), list(ev.order), list(ev.failed))
+
     def by_size(self) -> list[dict]:
         """Per size: the mean number of tools offered, the queries, the wrong-call rate, accuracy, tool
         accuracy, skip, false-call and invalid rates (each count, of, rate, low, high)."""

@@ -18,9 +18,10 @@ from ...measuring.footprint import footprint, tools_only
 from ...model.assumed import with_options
 from ...model.scenario import Scenario
 from .document import Report, Section
-from .inputs import USAGE_WINDOW_DAYS, Inputs, simulate_quietly
+from .inputs import USAGE_WINDOW_DAYS, Inputs, simulate_quietly, stored_eval
 from .meta import meta
 from .method import method_section
+from .picks import HOW, picks_section
 from .plan import plan_section
 from .responses import responses_section
 from .search import search_section
@@ -31,7 +32,7 @@ from .traces import traces_section
 
 
 def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, title: str | None = None,
-           own: Any = None, traces: Any = None, queries: Any = None, deferral: Any = None,
+           own: Any = None, traces: Any = None, queries: Any = None, eval: Any = None, deferral: Any = None,
            **changes: Any) -> Report:
     """Build the report for a registry (or path), with an optional scenario (TOML path or Scenario)
     and usage log; `changes` replace scenario fields, as `simulate` takes them (e.g. `model`,
@@ -46,19 +47,25 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
     `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
     path) prices the deferred-loading lever and the plan's stage at the end-to-end rate measured with
     the model in the loop instead; without it they keep BM25's hit rate and say so.
+    `eval` (an eval file `toolsurvey eval` wrote, its --log, or an eval already read) adds the section
+    "What the model picks"; without it the section is left out and "Method and assumptions" says how to add it.
 
     Raises InputError for inputs that cannot be loaded; a section whose input is missing says so.
     """
     reg = as_registry(reg)
-    named = {"scenario": scenario, "usage": usage, "traces": traces}  # the inputs as given, for the meta line
+    named = {"scenario": scenario, "usage": usage, "traces": traces, "eval": eval}  # the inputs as given, for the meta line
     sc, stated, missing = _scenario(scenario, **changes)
     table = footprint(reg, **{"render": "json", **measure_settings(sc)})
     traces, usage = usage_and_traces(usage, traces)  # resolved once: a trace path as usage gives both
+    ev, ev_name = stored_eval(eval)  # read before any work, so a bad file fails fast
     if deferral is not None and not hasattr(deferral, "hit_at"):
         deferral = deferral_from_eval(deferral)
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
                   retrieval=measured_search(reg, queries))
-    inp.deferral = deferral
+    inp.eval, inp.eval_name, inp.deferral = ev, ev_name, deferral
+    if ev is None:
+        inp.missing["eval"] = ("no eval file was given, so the section \"What the model picks\" is left out; "
+                               "to add it: " + HOW)
     return Report(title or "What our agent's tools cost", _subtitle(reg, table), _sections(inp, traces),
                   inp.levers, meta=meta(reg.sources, **named))
 
@@ -100,6 +107,8 @@ def _sections(inp: Inputs, traces: Any) -> list[Section]:
                 sensitivity_section(inp), method_section(inp)]
     if inp.retrieval is not None:
         sections.insert(-1, search_section(inp))
+    if inp.eval is not None:
+        sections.insert(-1, picks_section(inp))
     if traces is not None:
         sections.insert(-1, traces_section(traces))
     return sections

@@ -36,6 +36,19 @@ class Inputs:
     retrieval: Any = None  # the retrieval evaluation of the queries given (measuring.retrieval)
     deferral: Any = None  # advice.deferral.MeasuredDeferral: deferred loading measured end to end (eval --defer)
     search_notes: list[str] = field(default_factory=list)  # search levers that lose money at the measured rate
+    eval: Any = None  # the eval given (SelectionEval or SweepEval, `stored_eval`), for "What the model picks"
+    eval_name: str = ""  # its file's name, when read from one
+
+
+def stored_eval(value: Any) -> tuple[Any, str]:
+    """(the eval, its file's name or "") from what `report(eval=...)` takes: None, an eval file's path
+    (`toolsurvey eval --format json` or its --log), or an eval already read. Read here once, so every
+    section that uses the eval gets the same object."""
+    import os
+
+    from ...measuring.selection.stored import as_eval
+
+    return as_eval(value), (os.fspath(value) if isinstance(value, (str, os.PathLike)) else "")
 
 
 def simulate_quietly(reg: Any, sc: Any, **changes) -> Any:

@@ -25,14 +25,14 @@ def short_hash(path: Path) -> str:
     return h.hexdigest()[:HASH_CHARS]
 
 
-def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any = None) -> dict:
+def meta(sources: list, *, scenario: Any = None, usage: Any = None, traces: Any = None, eval: Any = None) -> dict:
     """The date, the release and its data's dates (`model.provenance`) and the inputs as
     [(role, name, short sha256 or "")]."""
     from ...model.provenance import provenance
 
     inputs = []
     for role, src in [*(("registry", s) for s in sources), ("scenario", scenario), ("usage log", usage),
-                      ("traces", traces)]:
+                      ("traces", traces), ("eval", eval)]:
         if not isinstance(src, (str, os.PathLike)):
             continue
         p = Path(src)

@@ -28,7 +28,7 @@ def plan_section(inp: Inputs) -> Section:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             p = plan(inp.reg, usage=inp.usage_log, scenario=inp.scenario, window_days=USAGE_WINDOW_DAYS,
-                     own=inp.own, queries=inp.retrieval, deferral=inp.deferral)
+                     own=inp.own, queries=inp.retrieval, eval=inp.eval, deferral=inp.deferral)
     except ToolsurveyError as e:
         s.missing = f"Not written: the plan could not be made for this registry and scenario ({e})."
         return s

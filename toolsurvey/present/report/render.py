@@ -33,6 +33,10 @@ COLUMNS = {
     "k": ("k", "int"), "hit_at_k": ("hit@k", "pct"), "recall_at_k": ("recall@k", "pct"),
     "needed": ("Queries that need it", "int"), "best_rank": ("Best rank", "int"),
     "confusions": ("Outranked by (times)", "text"),
+    "taken_for": ("Taken for", "text"), "times": ("Times", "int"), "times_back": ("Times back", "int"),
+    "both_ways": ("Confusions both ways", "int"),
+    "skipped": ("Skipped", "int"), "skip_share": ("Share skipped", "pct"), "queries": ("Queries", "text"),
+    "figures_from": ("Figures from", "text"),
 }
 
 
