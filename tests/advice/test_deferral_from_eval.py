@@ -28,7 +28,8 @@ def record(i, gold, outcome, searched, found):
     called = {"right": gold[0] if gold else "none", "wrong": "tickets/create_ticket", "skip": "none",
               "no_call": "none"}[outcome]
     return {"id": f"q{i}", "model": "gemma-test", "repeat": 0, "query": f"query {i}", "gold": gold,
-            "outcome": outcome, "expected": gold[0] if gold else "none", "called": called,
+            "outcome": outcome, "expected": gold[0] if gold else "none", "called": called, "args_valid": None,
+            "args_match": None,
             "tools_offered": [], "calls": [], "usage": {"input": 10, "cache_write_5m": 0, "cache_write_1h": 0,
                                                          "cache_read": 0, "output": 2},
             "from_cache": False, "cost": None,
@@ -61,7 +62,7 @@ def test_the_end_to_end_rate_and_its_interval_worked_by_hand(log):
 
 def test_a_plain_eval_is_refused_with_one_line(tmp_path):
     plain = tmp_path / "plain.jsonl"
-    rec = {k: v for k, v in record(1, ["a/b"], "right", True, True).items() if k != "defer"}
+    rec = {k: v for k, v in record(1, ["tickets/get_ticket"], "right", True, True).items() if k != "defer"}
     plain.write_text(json.dumps(rec) + "\n")
     with pytest.raises(InputError, match="expected an eval run with --defer"):
         deferral_from_eval(plain)
@@ -101,8 +102,14 @@ def test_cli_eval_flag_on_report_and_plan(log, tmp_path, capsys):
     code, out, err = run_cli("plan", REG, "--scenario", SCENARIO, "--eval", log, capsys=capsys)
     assert code == 0 and "measured end to end: gemma-test" in " ".join((out + err).split())
     plain = tmp_path / "plain.jsonl"
-    rec = {k: v for k, v in record(1, ["a/b"], "right", True, True).items() if k != "defer"}
+    rec = {k: v for k, v in record(1, ["tickets/get_ticket"], "right", True, True).items() if k != "defer"}
     plain.write_text(json.dumps(rec) + "\n")
     code, out, err = run_cli("report", REG, "--scenario", SCENARIO, "--eval", plain, "--format", "markdown",
                              "-o", tmp_path / "r.md", capsys=capsys)
-    assert code == 0 and "an eval without --defer; the deferral levers keep BM25's hit rate" in " ".join(err.split())
+    assert code == 0
+    said = " ".join((tmp_path / "r.md").read_text().split())
+    assert "assumes every search finds the needed tool" in said and "measured end to end" not in said
+    code, out, err = run_cli("plan", REG, "--scenario", SCENARIO, "--eval", plain, capsys=capsys)
+    assert code == 0 and "measured end to end" not in out + err
+    assert "the eval given was not run with --defer, so deferred loading is priced at BM25's hit rate" in " ".join(
+        err.split())

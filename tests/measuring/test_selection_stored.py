@@ -66,7 +66,7 @@ def test_a_stored_sweep_reads_back_as_a_sweep(monkeypatch, tmp_path):
 @pytest.mark.parametrize("text, found", [
     ("", "found no answer records"),
     ('{"model": "m"}', 'without "queries"'),
-    ('{"id": "q1", "gold": []}\n', "record 1 has no outcome, expected, called, tools_offered"),
+    ('{"id": "q1", "gold": []}\n', "record 1 has no outcome, expected, called, args_valid, args_match, tools_offered"),
     ("[1, 2]", "found JSON of type list"),
 ])
 def test_a_file_that_is_not_an_eval_says_what_was_expected(tmp_path, text, found):

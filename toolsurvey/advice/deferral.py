@@ -107,6 +107,16 @@ def deferral_from_eval(ev: Any) -> MeasuredDeferral:
                             d["searched"]["rate"], d["search_found_gold"]["rate"])
 
 
+def deferral_in(ev: Any) -> MeasuredDeferral | None:
+    """`deferral_from_eval` of an eval (read, or its path) when it was run with `--defer`, else None:
+    what `report(eval=)` and `plan(eval=)` price the deferral levers with when no `deferral` is given."""
+    from ..measuring.selection.defer_metrics import deferred
+    from ..measuring.selection.stored import as_eval
+
+    ev = as_eval(ev)
+    return deferral_from_eval(ev) if ev is not None and deferred(getattr(ev, "records", [])) else None
+
+
 def _simulate(reg: Registry | None, sc: Any, **changes: Any) -> Run:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

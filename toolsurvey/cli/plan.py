@@ -109,10 +109,8 @@ def _assumption_lines(assumptions: dict) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     from ..advice.plan.stages import STAGES, plan
     from ..errors import InputError
-    from ..measuring.selection.stored import as_eval
     from ..model.assumed import with_options
     from ._common import emit, load_registry, print_warnings, write
-    from ._deferral import deferral_of
 
     reg = load_registry(args)
     if not len(reg):
@@ -121,10 +119,9 @@ def run(args: argparse.Namespace) -> int:
                                     caching=args.caching, system_prompt_tokens=args.system_prompt_tokens,
                                     accuracy_curve=args.accuracy_curve)
     stages = [s for s in STAGES if getattr(args, s)]  # --no-delete, --no-merge, --no-trim, --no-defer
-    ev = as_eval(args.eval)  # read once: the picks, the confused pairs and the deferral levers
     p = plan(reg, usage=args.usage, phases=args.phases, scenario=scenario, stages=stages,
              window_days=args.window_days, unphased=args.unphased, config=args.config, own=args.own,
-             queries=args.queries, eval=ev, deferral=deferral_of(ev, args.eval))
+             queries=args.queries, eval=args.eval)
     print_warnings(p.warnings)
     actions = p.actions_table()
     if args.format in ("csv", "json") and args.show != "summary":

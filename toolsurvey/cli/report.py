@@ -41,11 +41,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..errors import InputError
-    from ..measuring.selection.stored import as_eval
     from ..present.report.build import report
     from ..present.report.document import format_for
     from ._common import fit, load_registry, say, visible_lines
-    from ._deferral import deferral_of
     from ._measure import measure_kwargs, scenario_options
 
     fmt = args.format or (format_for(args.output) if args.output else "html")
@@ -54,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
     reg = load_registry(args)
     if not len(reg):
         raise InputError(f"{', '.join(args.paths)}: expected at least one tool, found none; nothing to report")
-    ev = as_eval(args.eval)  # read once: the picks, the confused pairs and the deferral levers
     rep = report(reg, scenario=args.scenario, usage=args.usage, top=args.top, title=args.title, own=args.own,
-                 queries=args.queries, eval=ev, deferral=deferral_of(ev, args.eval), **measure_kwargs(args),
+                 queries=args.queries, eval=args.eval, **measure_kwargs(args),
                  **scenario_options(args))
     if args.output == "-" or (fmt in ("markdown", "json") and not args.output):
         sys.stdout.write({"html": rep.to_html, "markdown": rep.to_markdown, "json": rep.to_json}[fmt]())

@@ -20,7 +20,14 @@ from ...errors import InputError
 from ...inputs.usage import summarize
 from ...inputs.usage import unused as never_called
 from ...measuring.trimming.pipeline import trim as trim_payload
-from ..deferral import deferral_from_eval, deferred_searches, describe_search, measured_search, price_search
+from ..deferral import (
+    deferral_from_eval,
+    deferral_in,
+    deferred_searches,
+    describe_search,
+    measured_search,
+    price_search,
+)
 from ..merging import merge_groups, merge_saving, merge_tools, split_pairs
 from ..similarity.pairs import similar_pairs
 from ..visibility import visibility
@@ -53,7 +60,7 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     every search finds the tool, with the break-even rate (leave "defer" out of `stages` to skip it).
     `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
     path) prices that stage at the end-to-end rate measured with the model in the loop instead of
-    BM25's hit rate.
+    BM25's hit rate; an `eval` run with --defer does the same when `deferral` is not given.
     `eval` (an eval file `toolsurvey eval` wrote, or its result) brings the pairs the model confused at
     least `[selection] min_confusions` times into the merge stage: a merge that joins them says so, with
     the count beside the near-duplicate score; a confused pair left unmerged is named in the warnings
@@ -75,6 +82,11 @@ def plan(reg: Registry, *, usage=None, phases=None, scenario=None, stages=STAGES
     defer = "defer" in run
     if defer and deferral is not None and not hasattr(deferral, "hit_at"):
         deferral = deferral_from_eval(deferral)
+    if defer and deferral is None and st.eval is not None:
+        deferral = deferral_in(st.eval)
+        if deferral is None:
+            st.warnings.append("the eval given was not run with --defer, so deferred loading is priced at "
+                               "BM25's hit rate (or the assumption that every search finds the tool)")
     quality = (deferral if deferral is not None else measured_search(reg, queries)) if defer else None
     defer_loading(st, quality=quality, enabled=defer)
     return finish(st)

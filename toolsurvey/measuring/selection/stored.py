@@ -15,7 +15,7 @@ from .result import SelectionEval
 from .sweep import SweepEval
 
 # The fields every figure is counted from (metrics.summary, confusion, per_tool, the sweep's sizes).
-NEEDED = ("id", "gold", "outcome", "expected", "called", "tools_offered")
+NEEDED = ("id", "gold", "outcome", "expected", "called", "args_valid", "args_match", "tools_offered")
 EXPECTED = ("the JSON of `toolsurvey eval --format json`, or the JSON Lines of its --log "
             "(one record per answer, each with " + ", ".join(NEEDED) + ")")
 

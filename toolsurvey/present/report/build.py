@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...advice.audit.run import audit
 from ...advice.baseline import baseline
-from ...advice.deferral import deferral_from_eval, measured_search
+from ...advice.deferral import deferral_from_eval, deferral_in, measured_search
 from ...advice.diff import as_registry, measure_settings
 from ...inputs.sources import usage_and_traces
 from ...inputs.usage import summarize
@@ -46,7 +46,8 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
     levers and the plan's deferred-loading stage use its hit rate, and the findability table is added.
     `deferral` (advice.deferral.deferral_from_eval of an eval run with --defer, or that eval or its
     path) prices the deferred-loading lever and the plan's stage at the end-to-end rate measured with
-    the model in the loop instead; without it they keep BM25's hit rate and say so.
+    the model in the loop instead (so does an `eval` run with --defer); without it they keep BM25's hit
+    rate and say so.
     `eval` (an eval file `toolsurvey eval` wrote, its --log, or an eval already read) adds the section
     "What the model picks"; without it the section is left out and "Method and assumptions" says how to add it.
 
@@ -60,6 +61,8 @@ def report(reg: Any, scenario: Any = None, *, usage: Any = None, top: int = 15, 
     ev, ev_name = stored_eval(eval)  # read before any work, so a bad file fails fast
     if deferral is not None and not hasattr(deferral, "hit_at"):
         deferral = deferral_from_eval(deferral)
+    elif deferral is None and ev is not None:
+        deferral = deferral_in(ev)  # an eval run with --defer prices the deferral levers
     inp = _inputs(reg, sc, table, usage, top=top, own=own, stated=stated, missing=missing,
                   retrieval=measured_search(reg, queries))
     inp.eval, inp.eval_name, inp.deferral = ev, ev_name, deferral
