@@ -9,6 +9,7 @@ HELP = ("measure tool selection: ask a model (a provider's API or any OpenAI-com
         "it calls for each query; accuracy, skips, false and invalid calls, per tool and as a confusion matrix")
 FORMATS = ("table", "csv", "json", "markdown")
 APIS = ("openai-chat", "openai-responses", "anthropic-messages")
+DESCRIPTION_DEFAULT = "none,10,20,40,80,full"
 
 
 def _positive(text: str) -> int:
@@ -102,7 +103,15 @@ def configure(p: argparse.ArgumentParser) -> None:
                        help="with --visible: write the measured curve in accuracy.toml's format, for "
                             "simulate/plan/report --accuracy-curve FILE")
     sweep.add_argument("--task-calls", type=_positive, default=1, metavar="K",
-                       help="with --fit: task success = (right tool share) ^ K, a task of K useful calls (default: 1)")
+                       help="with --fit or --fit-descriptions: task success = (right tool share) ^ K, a task of K "
+                            "useful calls (default: 1)")
+    desc = p.add_argument_group("description-length sweep (docs/eval.md)")
+    desc.add_argument("--description-tokens", metavar="VARIANTS", nargs="?", const=DESCRIPTION_DEFAULT,
+                      help="ask each query with every description cut at N tokens for each N, as it is ('full') and "
+                           f"removed ('none'); alone: {DESCRIPTION_DEFAULT}")
+    desc.add_argument("--fit-descriptions", metavar="FILE",
+                      help="with --description-tokens: write the measured effect in description_effect.toml's "
+                           "format, for description_sweep and notebook 02")
     add_quiet_arg(p)
     add_output_args(p, FORMATS)
 
@@ -200,6 +209,25 @@ def _run_sweep(args, reg) -> int:
     return _gate(sw.eval, None, args, say)
 
 
+def _check_sweep_flags(args) -> None:
+    """Each sweep's own flags only with that sweep, and one sweep at a time."""
+    from ..errors import InputError
+
+    if args.visible is not None and args.description_tokens is not None:
+        raise InputError("--visible and --description-tokens are two sweeps; run them one at a time "
+                         "(a catalog-size sweep keeps every description as it is)")
+    for flag in ("--fit", "--seed", "--distractors"):
+        dest = flag[2:].replace("-", "_")
+        if args.visible is None and getattr(args, dest) != {"fit": None, "seed": 0, "distractors": "random"}[dest]:
+            raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    if args.fit_descriptions and args.description_tokens is None:
+        raise InputError("--fit-descriptions belongs to the description-length sweep; pass --description-tokens too "
+                         f"(e.g. {DESCRIPTION_DEFAULT})")
+    if args.task_calls != 1 and not (args.fit or args.fit_descriptions):
+        raise InputError("--task-calls is the rule of a fitted curve; pass --fit (with --visible) or "
+                         "--fit-descriptions (with --description-tokens) too")
+
+
 def _sweep_output(sw, args) -> str:
     from ..present import selection as sel
 
@@ -268,14 +296,13 @@ def run(args: argparse.Namespace) -> int:
     if args.max_drop is not None and not args.baseline:
         from ..errors import InputError
         raise InputError("--max-drop compares with a baseline; pass --baseline OLD_REGISTRY too")
-    for flag in ("--fit", "--seed", "--distractors", "--task-calls"):
-        dest = flag[2:].replace("-", "_")
-        if args.visible is None and getattr(args, dest) != {"fit": None, "seed": 0, "distractors": "random",
-                                                             "task_calls": 1}[dest]:
-            from ..errors import InputError
-            raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    _check_sweep_flags(args)
     if args.visible is not None:
         return _run_sweep(args, load_registry(args))
+    if args.description_tokens is not None:
+        from ._eval_descriptions import run_descriptions
+
+        return run_descriptions(args, load_registry(args), _estimate_lines, _sweep_options(args), _gate)
     plans = _plans(args, load_registry(args))
     lines = [line for label, plan, _ in plans for line in _estimate_lines(plan, label, args.batch)]
     if args.dry_run:

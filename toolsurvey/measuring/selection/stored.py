@@ -10,6 +10,8 @@ from typing import Any
 
 from ...core.files import parse_json, read_text
 from ...errors import InputError
+from .descriptions import DescriptionEval
+from .descriptions import parse_variants as _variants
 from .request import Estimate
 from .result import SelectionEval
 from .sweep import SweepEval
@@ -47,9 +49,11 @@ def _estimate(doc: dict | None, records: list[dict]) -> Estimate:
                     method=str(d.get("method", "not recorded in the file")))
 
 
-def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
+def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval | DescriptionEval:
     """The eval stored at `path`: a SweepEval when the file is a `--visible` sweep (its records carry
-    `visible`), else a SelectionEval. Raises InputError, naming what was expected and what was found."""
+    `visible`), a DescriptionEval when it is a `--description-tokens` sweep (they carry
+    `description_tokens`), else a SelectionEval. Raises InputError, naming what was expected and what
+    was found."""
     where = os.fspath(path)
     text = read_text(path, "eval file", EXPECTED)
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
@@ -68,6 +72,9 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
                        records=records, estimate=_estimate(doc.get("estimate"), records),
                        warnings=[w for w in doc.get("warnings") or [] if isinstance(w, str)],
                        order=_order(doc, records), failed=list(doc.get("failed") or []))
+    described = [r for r in records if "description_tokens" in r]
+    if described:
+        return _descriptions(ev, doc, records, described, where)
     sized = [r for r in records if "visible" in r]
     if not sized:
         return ev
@@ -78,3 +85,26 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
     size = doc.get("registry_size")
     return SweepEval(ev, sizes, str(doc.get("distractors") or "not recorded"), int(doc.get("seed") or 0),
                      int(size) if isinstance(size, int) else len(ev.order))
+
+
+def _descriptions(ev: SelectionEval, doc: dict, records: list[dict], described: list[dict], where: str) -> DescriptionEval:
+    """A description sweep read back: every record carries its variant and the mean tokens it showed."""
+    if len(described) != len(records):
+        raise InputError(f"{where}: {len(described)} of {len(records)} records carry \"description_tokens\"; "
+                         "expected one description sweep (every record) or one plain eval (none)")
+    bad = next((i for i, r in enumerate(records, 1)
+                if not isinstance(r.get("description_mean_tokens"), (int, float))), None)
+    if bad is not None:
+        raise InputError(f"{where}: record {bad} has no numeric \"description_mean_tokens\"; expected the "
+                         "records of `toolsurvey eval --description-tokens`")
+    labels = {r["description_tokens"] for r in records}
+    variants = _variants(list(labels))
+    if set(variants) != labels:
+        raise InputError(f"{where}: description_tokens {sorted(map(str, labels - set(variants)))} found; expected "
+                         "whole numbers of at least 1, \"full\" or \"none\"")
+    rows = [row for row in doc.get("by_description") or [] if isinstance(row, dict)]
+    cuts = {str(row.get("description_tokens")): {"cut": row.get("descriptions_cut"),
+                                                 "kept_over": row.get("kept_whole_over_limit")} for row in rows}
+    size = doc.get("registry_size")
+    return DescriptionEval(ev, variants, str(doc.get("encoding") or "not recorded"),
+                           int(size) if isinstance(size, int) else len(ev.order), cuts)
