@@ -22,7 +22,9 @@ def run_descriptions(args, reg, estimate_lines, options: dict, gate) -> int:
             raise InputError(f"{flag} is not taken with --description-tokens; run the sweep and the comparison separately")
     plan, variants, cuts = plan_descriptions(reg, args.queries, args.model, args.description_tokens,
                                              **options)
-    lines = estimate_lines(plan)
+    from ..measuring.selection.descriptions import variant_lines
+
+    lines = variant_lines(cuts, len(reg)) + estimate_lines(plan)
     if args.dry_run:
         print_warnings(plan.warnings)
         if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:

@@ -110,8 +110,16 @@ def variant(registry: Registry, label, encoding: str = DEFAULT_ENCODING) -> Vari
     return Variant(label, reg, mean, cut, over, shown)
 
 
-def _label_key(label) -> tuple:
-    return (0, 0) if label == NONE else ((2, 0) if label == FULL else (1, int(label)))
+def variant_lines(cuts: dict, tools: int, encoding: str = DEFAULT_ENCODING) -> list[str]:
+    """What each variant shows, before anything is sent: one line per variant."""
+    out = []
+    for label, c in cuts.items():
+        what = ("every description removed" if label == NONE else "every description as it is" if label == FULL
+                else f"{c['cut']} of {tools} descriptions cut at {label} tokens"
+                     + (f", {c['kept_over']} over it kept whole (no cut saves tokens net of the marker)"
+                        if c["kept_over"] else ""))
+        out.append(f"descriptions {label}: {what}; {c['mean_tokens']:.2f} {encoding} tokens per tool on average")
+    return out
 
 
 @dataclass(repr=False)
@@ -179,7 +187,8 @@ def plan_descriptions(registry: Registry, queries, model: str, variants=DEFAULT_
                       encoding: str = DEFAULT_ENCODING, **options):
     """What `description_eval` would send: one job per variant, query (and repeat), grouped by variant
     (every request of a variant carries the same tools, so a server with one prompt-cache slot reads
-    them once). Returns (plan, variants, cuts); `cuts` maps each variant's label to its counts."""
+    them once). Returns (plan, variants, cuts); `cuts` maps each variant's label (as text) to its
+descriptions cut, those kept whole over the limit, and the mean description tokens it shows."""
     from .run import Job, eval_queries, plan_eval
 
     variants = parse_variants(variants)
@@ -217,7 +226,8 @@ def plan_descriptions(registry: Registry, queries, model: str, variants=DEFAULT_
         plan.warnings.append("descriptions over the limit kept whole, since no cut saves tokens net of the marker "
                              "(docs/eval.md, 'Description length'): "
                              + ", ".join(f"{n} at {label}" for label, n in over.items()))
-    cuts = {str(label): {"cut": built[label].cut, "kept_over": built[label].kept_over} for label in variants}
+    cuts = {str(label): {"cut": built[label].cut, "kept_over": built[label].kept_over,
+                         "mean_tokens": built[label].mean_tokens} for label in variants}
     return plan, variants, cuts
 
 
