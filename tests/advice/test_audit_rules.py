@@ -159,7 +159,8 @@ CASES = {
         good(output_schema={"type": "object", "properties": {"name": {"type": "string"}}}),
     ),
 }
-REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found", "suspicious-squatting"}
+REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found", "suspicious-squatting",
+                  "description-needed"}
 
 
 def test_every_rule_has_a_case():

@@ -24,6 +24,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                         "are overlap-across-servers (default: only near-duplicates within one server are mergeable)")
     p.add_argument("--queries", metavar="FILE",
                    help='JSON Lines of {"id", "query", "gold"}: add the never-found rule (tools no query finds)')
+    p.add_argument("--eval", metavar="FILE",
+                   help="a stored eval (eval --format json, or its --log): a description-length sweep adds the "
+                        "description-needed rule (tools whose recall drops when their description is cut)")
     add_output_args(p, formats=FORMATS)
     from ._progress import add_quiet_arg
 
@@ -80,7 +83,8 @@ def run(args: argparse.Namespace) -> int:
 
     with Bar("auditing tools", len(reg), quiet=args.quiet) as bar:
         findings = audit(reg, rules=rules, config=args.config, encoding=args.encoding, own=args.own,
-                         progress=lambda total: bar.advance(total=total), queries=args.queries)
+                         progress=lambda total: bar.advance(total=total), queries=args.queries,
+                         eval=args.eval)
     out = summary(findings) if args.by == "rule" else findings
     if args.format == "table" and args.by == "finding":
         out = out[["severity", "rule", "server", "tool", "tokens", "evidence", "fix"]]

@@ -18,6 +18,8 @@ from ..ownership import check_owned, owned
 from ..poisoning.scan import server_tools
 from ..pricing import price_findings
 from ..thresholds import load_config
+from .description_needed import FIX as NEEDED_FIX
+from .description_needed import check_description_needed
 from .descriptions import (
     check_description_long,
     check_description_missing,
@@ -106,6 +108,8 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
          scope="registry"),
     *security_rules(),
+    Rule("description-needed", "warning", "steps", "recall drops when the description is cut (measured)",
+         NEEDED_FIX, check_description_needed, scope="registry"),
     Rule("never-found", "warning", "steps", "no query that needs the tool finds it in a search's top k", FIND_FIX,
          check_never_found, scope="registry"),
     Rule("annotations-missing", "info", "compat", "missing readOnlyHint / destructiveHint",
@@ -135,7 +139,7 @@ class Findings(ViewableFrame):
 
 def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | str | Path | None = None,
           encoding: str | None = None, own: str | Iterable[str] | None = None, progress=None,
-          queries=None) -> pd.DataFrame:
+          queries=None, eval=None) -> pd.DataFrame:
     """Findings, one row each (rule, severity, impact, server, tool, evidence, fix, tokens, group, other),
     ranked by severity then by the tokens per request at stake.
 
@@ -143,11 +147,18 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     (mergeable) within one server, or among owned servers when given; others are `overlap-across-servers`.
     `progress(total)`, if given, is called once per tool checked (the CLI's progress bar). `queries` (a
     queries file or a retrieval evaluation) adds the never-found rule: tools no query that needs them finds.
+    `eval` (a stored eval, `read_eval`, or its path): a description-length sweep adds the
+    description-needed rule, the tools whose recall drops when their description is cut.
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
     cfg = load_config(config)
     cfg["_own"] = owned(own)
     cfg["_retrieval"] = measured_search(reg, queries)
+    if eval is not None and not hasattr(eval, "records"):
+        from ...measuring.selection.stored import read_eval
+
+        eval = read_eval(eval)
+    cfg["_eval"] = eval
     cfg["_server_tools"] = server_tools(reg)  # an order about a tool of the same server is guidance
     check_owned(cfg["_own"], reg)
     encoding = encoding or cfg["description"]["encoding"]
