@@ -279,3 +279,12 @@ def descriptions_csv(de) -> str:
                     "" if r["descriptions_cut"] is None else r["descriptions_cut"], r["queries"],
                     *("" if r[k][x] is None else r[k][x] for k, _ in SWEEP_RATES for x in ("count", "of", "rate", "low", "high"))])
     return buf.getvalue()
+
+
+def descriptions_frame(de):
+    """One row per variant of a description sweep: the mean tokens shown, and each rate as 'k of n' with its interval."""
+    import pandas as pd
+
+    return pd.DataFrame([{"descriptions": str(r["description_tokens"]),
+                          "mean tokens shown": r["mean_description_tokens"],
+                          **{label: _rate(r[k]) for k, label in SWEEP_RATES[:3]}} for r in de.by_description()])
