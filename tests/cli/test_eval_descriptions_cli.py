@@ -77,8 +77,9 @@ def recount(log: list[dict], label) -> dict:
 
 
 def registry_descriptions() -> dict[str, str | None]:
+    """Each tool's description by server/name, in the registry file's order (the order tools are sent in)."""
     reg = json.loads(open(REG, encoding="utf-8").read())
-    return {t["name"]: t.get("description") for server in reg["servers"].values() for t in server["tools"]}
+    return {f"{s}/{t['name']}": t.get("description") for s, server in reg["servers"].items() for t in server["tools"]}
 
 
 def test_every_figure_per_variant_is_recounted_from_the_log_and_the_wire(fake, tmp_path):
@@ -123,7 +124,8 @@ def test_each_shown_description_is_the_trimming_cut_at_most_n_tokens(fake, tmp_p
     full = registry_descriptions()
     seen = Counter()
     for q in fake.requests:
-        descs = {t["function"]["name"].split("__")[-1]: t["function"].get("description") for t in q["body"]["tools"]}
+        assert len(q["body"]["tools"]) == len(full)
+        descs = {k: t["function"].get("description") for k, t in zip(full, q["body"]["tools"], strict=True)}
         kind = ("none" if all(d is None for d in descs.values()) else
                 "full" if all(descs[n] == full[n] for n in descs) else None)
         n = None
@@ -306,6 +308,10 @@ def test_the_estimate_of_full_alone_is_the_plain_evals(tmp_path, monkeypatch):
     assert main([*args, "--description-tokens", "full", "-o", str(full)]) == 0
     assert main([*args, "--description-tokens", "none", "-o", str(none)]) == 0
     norm = lambda p: " ".join(p.read_text().split()).replace("; the mean over the description variants", "")
-    assert norm(plain) == norm(full)
+    head, rest = norm(full).split(" estimate: ")  # the variant's line first, then the estimate
+    descs = registry_descriptions().values()
+    mean = sum(ntok(d) if d else 0 for d in descs) / len(descs)  # tiktoken's count, over the registry file's text
+    assert head == f"descriptions full: every description as it is; {mean:.2f} o200k_base tokens per tool on average"
+    assert norm(plain) == "estimate: " + rest
     tokens = lambda p: int(norm(p).split(" of tool definitions")[0].split("(")[-1].replace(",", ""))
     assert tokens(none) < tokens(full)

@@ -223,9 +223,9 @@ def _check_sweep_flags(args) -> None:
     if args.fit_descriptions and args.description_tokens is None:
         raise InputError("--fit-descriptions belongs to the description-length sweep; pass --description-tokens too "
                          f"(e.g. {DESCRIPTION_DEFAULT})")
-    if args.task_calls != 1 and not (args.fit or args.fit_descriptions):
-        raise InputError("--task-calls is the rule of a fitted curve; pass --fit (with --visible) or "
-                         "--fit-descriptions (with --description-tokens) too")
+    if args.task_calls != 1 and args.visible is None and args.description_tokens is None:
+        raise InputError("--task-calls belongs to a sweep's fitted curve; pass --visible SIZES --fit FILE or "
+                         "--description-tokens --fit-descriptions FILE too")
 
 
 def _sweep_output(sw, args) -> str:

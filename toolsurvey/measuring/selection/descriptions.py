@@ -209,12 +209,14 @@ descriptions cut, those kept whole over the limit, and the mean description toke
     for label in variants:
         v = built[label]
         off = plan.offered if v.registry is registry else req.offered(v.registry, cl.api.tools_format)
+        mine = []
         for q in qs:
             body = cl.body(q.query, off.tools, options.get("system"))
             h = cl.request_hash(body)
-            jobs += [Job(q, r, body, h, off, description_tokens=label, description_mean=v.mean_tokens)
+            mine += [Job(q, r, body, h, off, description_tokens=label, description_mean=v.mean_tokens)
                      for r in range(repeat)]
-        groups.append((v, [j.query.query for j in jobs[-len(qs) * repeat:] if j.key not in plan.cache]))
+        jobs += mine
+        groups.append((v, [j.query.query for j in mine if j.key not in plan.cache]))
     plan.jobs = jobs
     plan.estimate = _estimate(plan, groups, options.get("system"))
     if same:
