@@ -315,3 +315,15 @@ def test_the_estimate_of_full_alone_is_the_plain_evals(tmp_path, monkeypatch):
     assert norm(plain) == "estimate: " + rest
     tokens = lambda p: int(norm(p).split(" of tool definitions")[0].split("(")[-1].replace(",", ""))
     assert tokens(none) < tokens(full)
+
+
+def test_description_outputs_escape_the_model_name(fake, tmp_path):
+    hostile = "m\x1b[31m<script>|x"
+    for fmt in ("table", "markdown"):
+        out = tmp_path / f"o.{fmt}"
+        assert main(["eval", REG, "--queries", *QUERIES, "--model", hostile, "--base-url", "http://llm.test/v1",
+                     "--description-tokens", "none", "--format", fmt, "-o", str(out), "-q"]) == 0
+        text = out.read_text()
+        assert "\x1b" not in text
+        if fmt == "markdown":
+            assert "<script>" not in text
