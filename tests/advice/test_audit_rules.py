@@ -160,7 +160,8 @@ CASES = {
     ),
 }
 REGISTRY_RULES = {"name-collision", "overlap", "overlap-across-servers", "never-found", "suspicious-squatting",
-                  "confused-pair"}  # confused-pair: tests/advice/test_audit_confused_pair.py
+                  "confused-pair", "description-needed"}  # the eval rules: test_audit_confused_pair.py,
+# test_description_needed.py
 
 
 def test_every_rule_has_a_case():

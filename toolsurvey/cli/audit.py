@@ -26,7 +26,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help='JSON Lines of {"id", "query", "gold"}: add the never-found rule (tools no query finds)')
     p.add_argument("--eval", metavar="FILE",
                    help="an eval file (toolsurvey eval --format json, or its --log): add the confused-pair rule "
-                        "(tools the model took for each other, [selection] min_confusions times or more)")
+                        "(tools the model took for each other, [selection] min_confusions times or more); a "
+                        "description-length sweep adds description-needed (tools whose recall drops when their "
+                        "description is cut)")
     add_output_args(p, formats=FORMATS)
     from ._progress import add_quiet_arg
 

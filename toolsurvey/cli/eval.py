@@ -9,6 +9,7 @@ HELP = ("measure tool selection: ask a model (a provider's API or any OpenAI-com
         "it calls for each query; accuracy, skips, false and invalid calls, per tool and as a confusion matrix")
 FORMATS = ("table", "csv", "json", "markdown")
 APIS = ("openai-chat", "openai-responses", "anthropic-messages")
+DESCRIPTION_DEFAULT = "none,10,20,40,80,full"
 
 
 def _positive(text: str) -> int:
@@ -102,7 +103,8 @@ def configure(p: argparse.ArgumentParser) -> None:
                        help="with --visible: write the measured curve in accuracy.toml's format, for "
                             "simulate/plan/report --accuracy-curve FILE")
     sweep.add_argument("--task-calls", type=_positive, default=1, metavar="K",
-                       help="with --fit: task success = (right tool share) ^ K, a task of K useful calls (default: 1)")
+                       help="with --fit or --fit-descriptions: task success = (right tool share) ^ K, a task of K "
+                            "useful calls (default: 1)")
     defer = p.add_argument_group("deferred loading, the model in the loop (docs/eval.md)")
     defer.add_argument("--defer", choices=("client", "anthropic-bm25", "anthropic-regex"), metavar="MODE",
                        help="hide the definitions behind a search: client (the harness runs BM25 on the model's "
@@ -115,6 +117,13 @@ def configure(p: argparse.ArgumentParser) -> None:
     defer.add_argument("--no-deferred-names", action="store_true",
                        help="with --defer client: don't list the deferred tools' names in the system message "
                             "(Claude Code lists them)")
+    desc = p.add_argument_group("description-length sweep (docs/eval.md)")
+    desc.add_argument("--description-tokens", metavar="VARIANTS", nargs="?", const=DESCRIPTION_DEFAULT,
+                      help="ask each query with every description cut at N tokens for each N, as it is ('full') and "
+                           f"removed ('none'); alone: {DESCRIPTION_DEFAULT}")
+    desc.add_argument("--fit-descriptions", metavar="FILE",
+                      help="with --description-tokens: write the measured effect in description_effect.toml's "
+                           "format, for description_sweep and notebook 02")
     add_quiet_arg(p)
     add_output_args(p, FORMATS)
 
@@ -221,8 +230,8 @@ def _run_defer(args, reg) -> int:
     from ._progress import Bar
 
     for flag, given in (("--baseline", args.baseline), ("--batch", args.batch), ("--max-drop", args.max_drop),
-                        ("--visible", args.visible)):
-        if given:
+                        ("--visible", args.visible), ("--description-tokens", args.description_tokens)):
+        if given is not None and given is not False:
             raise InputError(f"{flag} is not taken with --defer; run them separately")
     options = {k: v for k, v in _sweep_options(args).items()}
     plan = plan_defer(reg, args.queries, args.model, args.defer, rounds=args.defer_rounds, k=args.search_k,
@@ -251,6 +260,25 @@ def _run_defer(args, reg) -> int:
     print_warnings(ev.warnings)
     write(_output(ev, None, None, args), args.output)
     return _gate(ev, None, args, say)
+
+
+def _check_sweep_flags(args) -> None:
+    """Each sweep's own flags only with that sweep, and one sweep at a time."""
+    from ..errors import InputError
+
+    if args.visible is not None and args.description_tokens is not None:
+        raise InputError("--visible and --description-tokens are two sweeps; run them one at a time "
+                         "(a catalog-size sweep keeps every description as it is)")
+    for flag in ("--fit", "--seed", "--distractors"):
+        dest = flag[2:].replace("-", "_")
+        if args.visible is None and getattr(args, dest) != {"fit": None, "seed": 0, "distractors": "random"}[dest]:
+            raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    if args.fit_descriptions and args.description_tokens is None:
+        raise InputError("--fit-descriptions belongs to the description-length sweep; pass --description-tokens too "
+                         f"(e.g. {DESCRIPTION_DEFAULT})")
+    if args.task_calls != 1 and args.visible is None and args.description_tokens is None:
+        raise InputError("--task-calls belongs to a sweep's fitted curve; pass --visible SIZES --fit FILE or "
+                         "--description-tokens --fit-descriptions FILE too")
 
 
 def _sweep_output(sw, args) -> str:
@@ -321,12 +349,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_drop is not None and not args.baseline:
         from ..errors import InputError
         raise InputError("--max-drop compares with a baseline; pass --baseline OLD_REGISTRY too")
-    for flag in ("--fit", "--seed", "--distractors", "--task-calls"):
-        dest = flag[2:].replace("-", "_")
-        if args.visible is None and getattr(args, dest) != {"fit": None, "seed": 0, "distractors": "random",
-                                                             "task_calls": 1}[dest]:
-            from ..errors import InputError
-            raise InputError(f"{flag} belongs to the catalog-size sweep; pass --visible SIZES too (e.g. 5,10,20,all)")
+    _check_sweep_flags(args)
     defer_flags = {"--defer-rounds": args.defer_rounds != 3, "--search-k": args.search_k != 5,
                    "--no-deferred-names": args.no_deferred_names}
     for flag, given in defer_flags.items():
@@ -337,6 +360,10 @@ def run(args: argparse.Namespace) -> int:
         return _run_defer(args, load_registry(args))
     if args.visible is not None:
         return _run_sweep(args, load_registry(args))
+    if args.description_tokens is not None:
+        from ._eval_descriptions import run_descriptions
+
+        return run_descriptions(args, load_registry(args), _estimate_lines, _sweep_options(args), _gate)
     plans = _plans(args, load_registry(args))
     lines = [line for label, plan, _ in plans for line in _estimate_lines(plan, label, args.batch)]
     if args.dry_run:

@@ -140,7 +140,8 @@ def description_sweep(table: pd.DataFrame, scenario: Scenario | None = None, len
 
     With the scenario's accuracy effect on, the catalog-size curve's error rates are scaled by the
     description-length assumption (`effect`: None for the bundled one, a DescriptionEffect or a
-    path, False for none) relative to the registry's current mean description length. Adds the
+    path, such as a measured one from `toolsurvey eval --description-tokens ... --fit-descriptions`,
+    False for none) relative to the registry's current mean description length. Adds the
     columns description_tokens, tool_tokens, wrong_multiplier and failure_multiplier; raises
     InputError for a malformed effect file or scenario.
     """

@@ -263,3 +263,69 @@ def sweep_csv(sw) -> str:
         w.writerow([r["visible"], r["tools_offered"], r["queries"],
                     *("" if r[k][x] is None else r[k][x] for k, _ in SWEEP_RATES for x in ("count", "of", "rate", "low", "high"))])
     return buf.getvalue()
+
+
+DESC_CSV = ("description_tokens", "mean_description_tokens", "descriptions_cut", "queries",
+            *(f"{k}_{x}" for k, _ in SWEEP_RATES for x in ("count", "of", "rate", "low", "high")))
+
+
+def _descriptions_head(de) -> list[str]:
+    ev = de.eval
+    return [f"description-length sweep: {ev.model}, {de.queries} queries, {de.registry_size} tools, every tool "
+            f"offered; each description cut at N {de.encoding} tokens by the trimming cut (with its marker), "
+            "as it is (full), or removed (none)",
+            "wrong call = (wrong + invalid) / calls made, over the queries that need a tool (docs/eval.md)",
+            f"api: {ev.api}" + (f" at {ev.base_url}" if ev.base_url else "")]
+
+
+def descriptions_rows(de) -> list[list[str]]:
+    def tokens(v):
+        return "n/a" if v is None else f"{v:.3g}"
+
+    return [[str(r["description_tokens"]), tokens(r["mean_description_tokens"]),
+              "" if r["descriptions_cut"] is None else str(r["descriptions_cut"]), str(r["queries"]),
+              *(_rate(r[k]) for k, _ in SWEEP_RATES)] for r in de.by_description()]
+
+
+DESC_HEADER = ("descriptions", "mean tokens shown", "cut", "queries")
+
+
+def descriptions_text(de) -> str:
+    """The description sweep as a terminal page: one row per variant, each rate with its 95% interval and counts."""
+    lines = [visible(x) for x in _descriptions_head(de)] + [""]
+    lines += _table([*DESC_HEADER, *(label for _, label in SWEEP_RATES)], descriptions_rows(de))
+    lines += ["", *cost_lines(de.eval), "", f"note: {_caveat()}"]
+    lines += [f"warning: {visible(w)}" for w in de.eval.warnings + de.warnings]
+    return "\n".join(lines) + "\n"
+
+
+def descriptions_markdown(de) -> str:
+    out = [f"## Tool selection against description length: {escape(de.describe())}", "",
+           *(f"{escape(x)}  " for x in _descriptions_head(de)), "",
+           "| " + " | ".join([*DESC_HEADER, *(label for _, label in SWEEP_RATES)]) + " |",
+           "|---|---:|---:|---:|" + "---:|" * len(SWEEP_RATES)]
+    out += ["| " + " | ".join(escape(c) for c in row) + " |" for row in descriptions_rows(de)]
+    out += ["", *(f"- {escape(x)}" for x in cost_lines(de.eval)), "", f"_{escape(_caveat())}_"]
+    out += [f"- warning: {escape(w)}" for w in de.eval.warnings + de.warnings]
+    return "\n".join(out) + "\n"
+
+
+def descriptions_csv(de) -> str:
+    """One row per variant: the mean description tokens shown, then the rates' count, of, rate and interval."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(DESC_CSV)
+    for r in de.by_description():
+        w.writerow([r["description_tokens"], "" if r["mean_description_tokens"] is None else r["mean_description_tokens"],
+                    "" if r["descriptions_cut"] is None else r["descriptions_cut"], r["queries"],
+                    *("" if r[k][x] is None else r[k][x] for k, _ in SWEEP_RATES for x in ("count", "of", "rate", "low", "high"))])
+    return buf.getvalue()
+
+
+def descriptions_frame(de):
+    """One row per variant of a description sweep: the mean tokens shown, and each rate as 'k of n' with its interval."""
+    import pandas as pd
+
+    return pd.DataFrame([{"descriptions": str(r["description_tokens"]),
+                          "mean tokens shown": r["mean_description_tokens"],
+                          **{label: _rate(r[k]) for k, label in SWEEP_RATES[:3]}} for r in de.by_description()])

@@ -198,9 +198,11 @@ def _run_summary(run) -> str:
             f"{money(s['cost_per_completed_task'])} per completed task")
 
 
-def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10), target=None):
+def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401, 10), target=None, effect=None):
     """Target description length and the accuracy assumption: the description-length histogram
     against the band, and tokens per request vs cost per completed task as descriptions grow.
+    `effect`: the description effect used when its switch is on (a path, e.g. a fitted one from
+    `eval --fit-descriptions`, or a DescriptionEffect); None: the bundled assumption.
 
     Raises InputError (from the simulation) for an unknown model or a bad scenario.
     """
@@ -225,7 +227,7 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
         c = controls
         s = dataclasses.replace(sc, visible=c["visible"].value, accuracy=c["accuracy"].value,
                                 wrong_call_steps=c["wrong_call_steps"].value)
-        return description_sweep(table, s, lengths, effect=None if c["effect"].value else False)
+        return description_sweep(table, s, lengths, effect=effect if c["effect"].value else False)
 
     state = {"grid": grid()}
     target = controls["target"].value
@@ -245,12 +247,23 @@ def description_explorer(reg, scenario=None, *, band=None, lengths=range(0, 401,
     _observe(controls, ("visible", "accuracy", "wrong_call_steps", "effect"), on_assumption)
     note = W.HTML(C.text("Both effects are assumptions: the catalog-size curve (wrong calls and success against "
                   "visible tools) and the description effect, anchored on one measured rewrite (16% to 7% "
-                  "wrong calls); beyond 150 tokens nothing was measured, so longer descriptions only cost."))
+                  "wrong calls); beyond 150 tokens nothing was measured, so longer descriptions only cost."
+                  if effect is None else
+                  "The catalog-size curve is an assumption unless it was measured; the description effect is "
+                  f"{_effect_source(effect)}"))
     box = _box(controls, figures, [controls["target"], W.HBox([controls["visible"], controls["wrong_call_steps"]]),
                                     controls["accuracy"], controls["effect"], note, figures["lengths"],
                                     figures["tradeoff"]])
     box.update_target, box.update_assumption = on_target, on_assumption
     return box
+
+
+def _effect_source(effect) -> str:
+    """The description effect's source, as its file or value says (read once more: it is small)."""
+    from ..model.accuracy import DescriptionEffect, load_description_effect
+
+    eff = effect if isinstance(effect, DescriptionEffect) else load_description_effect(effect)
+    return html.escape(f"{eff.source} ({eff.as_of})" if eff.as_of else eff.source)
 
 
 def _description_controls(sc, n: int, band, lengths: list[int], target) -> dict:

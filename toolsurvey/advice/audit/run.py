@@ -21,6 +21,8 @@ from ..pricing import price_findings
 from ..thresholds import load_config
 from .confused import FIX as CONFUSED_FIX
 from .confused import check_confused_pair
+from .description_needed import FIX as NEEDED_FIX
+from .description_needed import check_description_needed
 from .descriptions import (
     check_description_long,
     check_description_missing,
@@ -109,6 +111,8 @@ RULES: dict[str, Rule] = {r.id: r for r in [
          "namespace them, drop one server, or gate them by phase", check_overlap_across_servers,
          scope="registry"),
     *security_rules(),
+    Rule("description-needed", "warning", "steps", "recall drops when the description is cut (measured)",
+         NEEDED_FIX, check_description_needed, scope="registry"),
     Rule("never-found", "warning", "steps", "no query that needs the tool finds it in a search's top k", FIND_FIX,
          check_never_found, scope="registry"),
     Rule("confused-pair", "warning", "steps", "a model took these two tools for each other in an eval",
@@ -149,7 +153,8 @@ def audit(reg: Registry, *, rules: Iterable[str] | None = None, config: dict | s
     `progress(total)`, if given, is called once per tool checked (the CLI's progress bar). `queries` (a
     queries file or a retrieval evaluation) adds the never-found rule: tools no query that needs them finds.
     `eval` (an eval file `toolsurvey eval` wrote, or its result) adds the confused-pair rule: tools the
-    model took for each other at least `[selection] min_confusions` times.
+    model took for each other at least `[selection] min_confusions` times; a description-length sweep
+    also adds the description-needed rule, the tools whose recall drops when their description is cut.
     Raises InputError for an unknown rule, a bad config or an owned server the registry lacks.
     """
     cfg = load_config(config)

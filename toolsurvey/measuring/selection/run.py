@@ -35,6 +35,13 @@ class Job:
     request_hash: str
     offered: req.Offered | None = None  # the tools this request carries, when not the plan's (a sweep)
     visible: Any = None  # the sweep's size this request belongs to (a number or "all")
+    description_tokens: Any = None  # the description-length variant (a number, "full" or "none")
+    description_mean: float | None = None  # that variant's mean description tokens per tool offered
+
+    @property
+    def slot(self) -> tuple:
+        """What tells this job's record from another's with the same request (a sweep's size or variant)."""
+        return self.key, self.visible, self.description_tokens
 
     @property
     def key(self) -> str:
@@ -62,7 +69,7 @@ class EvalPlan:
         done: dict[tuple, dict] = {}
 
         def record(job: Job, answer: dict, latency: float, from_cache: bool) -> None:
-            done[(job.key, job.visible)] = _record(job, job.offered or self.offered, self.client, answer, latency, from_cache, self.estimate.price,
+            done[job.slot] = _record(job, job.offered or self.offered, self.client, answer, latency, from_cache, self.estimate.price,
                                     batch and not from_cache)
 
         if batch:
@@ -72,7 +79,7 @@ class EvalPlan:
             failed = fetch_batch(self, todo, progress, record, POLL_SECONDS if poll is None else poll) if todo else []
         else:
             failed = _fetch(self, concurrency, progress, record)
-        records = [done[(j.key, j.visible)] for j in self.jobs if (j.key, j.visible) in done]
+        records = [done[j.slot] for j in self.jobs if j.slot in done]
         warnings = list(self.warnings)
         if failed:
             warnings.append(f"{len(failed)} of {len(self.jobs)} requests got no answer, so the totals are "
@@ -149,6 +156,9 @@ def _record(job: Job, offered: req.Offered, client: AskingClient, answer: dict, 
     if cost is not None and batch:
         cost *= BATCH_PRICE
     visible = {} if job.visible is None else {"visible": job.visible}
+    if job.description_tokens is not None:
+        visible = {**visible, "description_tokens": job.description_tokens,
+                   "description_mean_tokens": job.description_mean}
     return {"id": q.id, "model": client.model, "repeat": job.repeat, **visible, "query": q.query, "gold": list(q.gold), "outcome": v.outcome,
             "expected": v.expected, "called": v.called, "args_valid": v.args_valid, "args_match": v.args_match,
             "reason": v.reason, "request_hash": job.request_hash, "tools_offered": offered.keys,

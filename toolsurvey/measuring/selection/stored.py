@@ -10,6 +10,8 @@ from typing import Any
 
 from ...core.files import parse_json, read_text
 from ...errors import InputError
+from .descriptions import DescriptionEval
+from .descriptions import parse_variants as _variants
 from .request import Estimate
 from .result import SelectionEval
 from .sweep import SweepEval
@@ -47,9 +49,11 @@ def _estimate(doc: dict | None, records: list[dict]) -> Estimate:
                     method=str(d.get("method", "not recorded in the file")))
 
 
-def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
+def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval | DescriptionEval:
     """The eval stored at `path`: a SweepEval when the file is a `--visible` sweep (its records carry
-    `visible`), else a SelectionEval. Raises InputError, naming what was expected and what was found."""
+    `visible`), a DescriptionEval when it is a `--description-tokens` sweep (they carry
+    `description_tokens`), else a SelectionEval. Raises InputError, naming what was expected and what
+    was found."""
     where = os.fspath(path)
     text = read_text(path, "eval file", EXPECTED)
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
@@ -68,6 +72,9 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
                        records=records, estimate=_estimate(doc.get("estimate"), records),
                        warnings=[w for w in doc.get("warnings") or [] if isinstance(w, str)],
                        order=_order(doc, records), failed=list(doc.get("failed") or []))
+    described = [r for r in records if "description_tokens" in r]
+    if described:
+        return _descriptions(ev, doc, records, described, where)
     sized = [r for r in records if "visible" in r]
     if not sized:
         return ev
@@ -80,25 +87,62 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval:
                      int(size) if isinstance(size, int) else len(ev.order))
 
 
-def as_eval(value: Any) -> SelectionEval | SweepEval | None:
+def as_eval(value: Any) -> SelectionEval | SweepEval | DescriptionEval | None:
     """What the commands and functions that take `eval=` accept, read once: None, an eval already
-    read (SelectionEval or SweepEval), or the path of an eval file (`read_eval`)."""
-    if value is None or isinstance(value, (SelectionEval, SweepEval)):
+    read (SelectionEval, SweepEval or DescriptionEval), or the path of an eval file (`read_eval`)."""
+    if value is None or isinstance(value, (SelectionEval, SweepEval, DescriptionEval)):
         return value
     if isinstance(value, (str, os.PathLike)):
         return read_eval(value)
     raise InputError(f"expected an eval file's path or an eval (toolsurvey.eval's result), found {type(value).__name__}")
 
 
-def largest(ev: SelectionEval | SweepEval) -> SelectionEval:
-    """The plain eval whose picks the audit, the plan and the report show: a sweep's largest visible set
-    (`all` when it has it: the registry as deployed), each query counted once, else the eval itself."""
-    return ev.at(ev.sizes[-1]) if isinstance(ev, SweepEval) else ev
+def largest(ev: SelectionEval | SweepEval | DescriptionEval) -> SelectionEval:
+    """The plain eval whose picks the audit, the plan and the report show: a catalog-size sweep's
+    largest visible set (`all` when it has it: the registry as deployed), a description sweep's
+    descriptions as they are (`full`, else its longest variant), each query counted once; else the
+    eval itself."""
+    if isinstance(ev, SweepEval):
+        return ev.at(ev.sizes[-1])
+    if isinstance(ev, DescriptionEval):
+        ev_all = ev.eval
+        return SelectionEval(ev_all.model, ev_all.api, ev_all.base_url, ev.of(_as_deployed(ev)), ev_all.estimate,
+                             list(ev_all.warnings), list(ev_all.order), list(ev_all.failed))
+    return ev
 
 
-def picked_from(ev: SelectionEval | SweepEval) -> str:
+def _as_deployed(ev: DescriptionEval):
+    return "full" if "full" in ev.variants else ev.variants[-1]
+
+
+def picked_from(ev: SelectionEval | SweepEval | DescriptionEval) -> str:
     """How `largest` read the eval, for the outputs that cite it."""
     if isinstance(ev, SweepEval):
         return (f"a catalog-size sweep read at its largest visible set ({ev.sizes[-1]}), "
                 f"each query's first answer")
+    if isinstance(ev, DescriptionEval):
+        return f"a description-length sweep read at {_as_deployed(ev)}, each query's first answer"
     return "each query's first answer"
+
+
+def _descriptions(ev: SelectionEval, doc: dict, records: list[dict], described: list[dict], where: str) -> DescriptionEval:
+    """A description sweep read back: every record carries its variant and the mean tokens it showed."""
+    if len(described) != len(records):
+        raise InputError(f"{where}: {len(described)} of {len(records)} records carry \"description_tokens\"; "
+                         "expected one description sweep (every record) or one plain eval (none)")
+    bad = next((i for i, r in enumerate(records, 1)
+                if not isinstance(r.get("description_mean_tokens"), (int, float))), None)
+    if bad is not None:
+        raise InputError(f"{where}: record {bad} has no numeric \"description_mean_tokens\"; expected the "
+                         "records of `toolsurvey eval --description-tokens`")
+    labels = {r["description_tokens"] for r in records}
+    variants = _variants(list(labels))
+    if set(variants) != labels:
+        raise InputError(f"{where}: description_tokens {sorted(map(str, labels - set(variants)))} found; expected "
+                         "whole numbers of at least 1, \"full\" or \"none\"")
+    rows = [row for row in doc.get("by_description") or [] if isinstance(row, dict)]
+    cuts = {str(row.get("description_tokens")): {"cut": row.get("descriptions_cut"),
+                                                 "kept_over": row.get("kept_whole_over_limit")} for row in rows}
+    size = doc.get("registry_size")
+    return DescriptionEval(ev, variants, str(doc.get("encoding") or "not recorded"),
+                           int(size) if isinstance(size, int) else len(ev.order), cuts)
