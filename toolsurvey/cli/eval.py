@@ -221,47 +221,6 @@ def _run_sweep(args, reg) -> int:
     return _gate(sw.eval, None, args, say)
 
 
-def _run_defer(args, reg) -> int:
-    """`--defer MODE`: each query with the definitions deferred behind a search, its log and its figures."""
-    from ..errors import InputError
-    from ..measuring.selection.defer import plan_defer
-    from ..measuring.selection.run import check_cost
-    from ._common import fit, print_warnings, say, write
-    from ._progress import Bar
-
-    for flag, given in (("--baseline", args.baseline), ("--batch", args.batch), ("--max-drop", args.max_drop),
-                        ("--visible", args.visible), ("--description-tokens", args.description_tokens)):
-        if given is not None and given is not False:
-            raise InputError(f"{flag} is not taken with --defer; run them separately")
-    options = {k: v for k, v in _sweep_options(args).items()}
-    plan = plan_defer(reg, args.queries, args.model, args.defer, rounds=args.defer_rounds, k=args.search_k,
-                      list_names=not args.no_deferred_names, **options)
-    lines = _estimate_lines(plan)
-    if args.dry_run:
-        print_warnings(plan.warnings)
-        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
-            lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
-        lines.append(f"method: {plan.estimate.method}")
-        write(fit("\n".join(lines)) + "\n", args.output)
-        return 0
-    for line in lines:
-        say(line)
-    print_warnings(plan.warnings)
-    check_cost(plan.estimate, args.max_cost, args.yes, plan.client.custom_url, args.model)
-    with Bar(f"asking {args.model} (--defer {args.defer})", len(plan.jobs), quiet=args.quiet) as bar:
-        def progress(done, total):
-            bar.advance(done - bar.done, total=total)
-        try:
-            ev = plan.run(args.ask_concurrency, progress)
-        finally:
-            plan.client.close()
-    if args.log:
-        write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
-    print_warnings(ev.warnings)
-    write(_output(ev, None, None, args), args.output)
-    return _gate(ev, None, args, say)
-
-
 def _check_sweep_flags(args) -> None:
     """Each sweep's own flags only with that sweep, and one sweep at a time."""
     from ..errors import InputError
@@ -357,7 +316,9 @@ def run(args: argparse.Namespace) -> int:
             from ..errors import InputError
             raise InputError(f"{flag} belongs to --defer client; pass --defer client too")
     if args.defer is not None:
-        return _run_defer(args, load_registry(args))
+        from ._eval_defer import run_defer
+
+        return run_defer(args, load_registry(args), _estimate_lines, _sweep_options(args), _output, _gate)
     if args.visible is not None:
         return _run_sweep(args, load_registry(args))
     if args.description_tokens is not None:
