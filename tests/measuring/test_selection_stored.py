@@ -46,6 +46,7 @@ def test_a_stored_eval_gives_the_figures_the_run_printed(monkeypatch, tmp_path):
         assert ev.summary == doc["summary"]
         assert ev.confusion() == doc["confusion"]
         assert ev.model == "local-test-model"
+        assert "over 63 tools" in ev.describe()  # the sample registry's 63, not only the tools that came up
     assert read_eval(tmp_path / "eval.json").per_tool() == doc["per_tool"]
     # Hand count from the log: right answers plus correct non-calls, over the first answers.
     right = sum(1 for r in log if r["outcome"] in ("right", "no_call"))

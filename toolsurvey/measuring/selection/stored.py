@@ -32,11 +32,11 @@ def _records(rows: Any, where: str) -> list[dict]:
     return rows
 
 
-def _order(doc: dict, records: list[dict]) -> list[str]:
-    """The registry's tool keys in order: the per-tool table's, else as the records offered them."""
-    named = [row.get("tool") for row in doc.get("per_tool") or [] if isinstance(row, dict)]
-    keys = [k for k in named if isinstance(k, str)]
-    return keys or list(dict.fromkeys(k for r in records for k in r["tools_offered"]))
+def _order(records: list[dict]) -> list[str]:
+    """The registry's tool keys in order: the widest set any request offered (the whole registry in a
+    plain eval), then any other tool offered, as first seen."""
+    widest = max((r["tools_offered"] for r in records), key=len)
+    return list(dict.fromkeys([*widest, *(k for r in records for k in r["tools_offered"])]))
 
 
 def _estimate(doc: dict | None, records: list[dict]) -> Estimate:
@@ -71,7 +71,7 @@ def read_eval(path: str | os.PathLike) -> SelectionEval | SweepEval | Descriptio
     ev = SelectionEval(model=model, api=str(doc.get("api") or "not recorded"), base_url=doc.get("base_url"),
                        records=records, estimate=_estimate(doc.get("estimate"), records),
                        warnings=[w for w in doc.get("warnings") or [] if isinstance(w, str)],
-                       order=_order(doc, records), failed=list(doc.get("failed") or []))
+                       order=_order(records), failed=list(doc.get("failed") or []))
     described = [r for r in records if "description_tokens" in r]
     if described:
         return _descriptions(ev, doc, records, described, where)
