@@ -206,6 +206,10 @@ def test_catalog_size_slider_and_dropdown_redraw_the_plot(browser, lab):
     try:
         slider = page.locator(".widget-slider", has_text="visible tools").first
         slider.scroll_into_view_if_needed()
+        # JupyterLab draws only the cells in view: scrolled back to from the last cell, the widget is
+        # drawn again, and its readout is empty for a moment
+        page.wait_for_function("el => el.textContent.trim() !== ''",
+                               arg=slider.locator(".widget-readout").element_handle(), timeout=30_000)
         readout_before = slider.locator(".widget-readout").inner_text()
         output = slider.locator("xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')]").first
         output.screenshot(path=str(ARTIFACTS / "03_catalog_size_explorer_before.png"))

@@ -127,3 +127,28 @@ def cost_curve(grid: pd.DataFrame, *, x: str = "steps", y: str = "cost_per_task"
                       xaxis_title=xlabel, yaxis_title=ylabel, yaxis_tickprefix="$", yaxis_rangemode="tozero",
                       xaxis_rangemode="tozero", showlegend=False, height=380)
     return fig
+
+
+def accuracy_curves(curves: dict, *, dashed: str | None = None, title: str | None = None) -> go.Figure:
+    """Wrong-tool rate and task success against visible tools, one line per curve (`curves`: label ->
+    AccuracyCurve, each drawn through its points); the curve labelled `dashed` (an assumed one) dashed.
+    Labels are HTML-escaped: a measured curve's label carries a model name read from its file."""
+    from plotly.subplots import make_subplots
+
+    from .labels import safe_text
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("wrong-tool rate", "task success"), horizontal_spacing=0.12)
+    palette = ("#7f7f7f", "#d62728", "#1f77b4", "#2ca02c")
+    for j, (label, c) in enumerate(curves.items()):
+        name = safe_text([label], 80)[0]
+        for col, ys in ((1, c.wrong), (2, c.success)):
+            fig.add_trace(go.Scatter(x=list(c.visible), y=list(ys), mode="lines+markers", name=name, legendgroup=name,
+                                     showlegend=col == 1, line={"color": palette[j % len(palette)],
+                                                               "dash": "dash" if label == dashed else "solid"},
+                                     hovertemplate="%{x:.3g} tools: %{y:.1%}<extra>" + name + "</extra>"),
+                          row=1, col=col)
+    fig.update_yaxes(tickformat=".0%", range=[0, 1.02])
+    fig.update_xaxes(title_text="visible tools")
+    fig.update_layout(title=title or "The accuracy curve: assumed (dashed) and measured",
+                      legend={"orientation": "h", "y": -0.2})
+    return fig
