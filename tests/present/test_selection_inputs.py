@@ -19,7 +19,6 @@ from toolsurvey.measuring.selection.stored import read_eval
 from toolsurvey.present.charts import selection as charts
 from toolsurvey.present.selection_inputs import (
     RECORDED,
-    by_description_tokens,
     deferred_vs_loaded,
     read_files,
     recorded,
@@ -46,22 +45,24 @@ def rec(i, outcome, gold=("a/x",), **extra):
             "called": called, "tools_offered": ["a/x", "a/y"], "args_valid": None, "args_match": None, **extra}
 
 
-def test_rates_by_description_length_counted_by_hand():
+def test_the_description_length_view_counted_by_hand(tmp_path):
+    shown = {"none": 0.0, 10: 9.5, "full": 30.0}
     recs = [rec(1, "right", description_tokens="full"), rec(2, "wrong", description_tokens="full"),
             rec(3, "skip", description_tokens=10), rec(4, "right", description_tokens=10),
             rec(5, "right", description_tokens=10), rec(6, "no_call", gold=(), description_tokens="none"),
             rec(7, "invalid", description_tokens="none")]
-    rows = by_description_tokens(recs)
-    assert [r["description_tokens"] for r in rows] == ["none", 10, "full"]  # none, then tokens, then full
-    # none: 1 right of 2 (the no_call); right tool 0 of 1. 10: 2 of 3 both ways. full: 1 of 2 both ways.
-    want = {"none": ((1, 2), (0, 1)), 10: ((2, 3), (2, 3)), "full": ((1, 2), (1, 2))}
-    for r in rows:
-        for key, (k, n) in zip(("accuracy", "tool_accuracy"), want[r["description_tokens"]], strict=True):
-            assert (r[key]["count"], r[key]["of"]) == (k, n)
-            assert (r[key]["low"], r[key]["high"]) == pytest.approx(wilson(k, n), abs=1e-12)
-    fig = charts.by_description_tokens(rows)
-    assert list(fig.data[0].x) == ["none", "10", "full"]
-    assert list(fig.data[0].y) == pytest.approx([0.5, 2 / 3, 0.5])
+    log = tmp_path / "desc.jsonl"
+    log.write_text("".join(json.dumps({**r, "description_mean_tokens": shown[r["description_tokens"]]}) + "\n"
+                           for r in recs))
+    fig = charts.description_measured(read_files([log]).described)
+    wrong, acc = fig.data
+    assert list(acc.x) == [0.0, 9.5, 30.0]  # none, then 10 tokens, then full, at the tokens shown
+    # Accuracy: none 1 of 2 (the no_call), 10: 2 of 3, full 1 of 2. Wrong calls: none 1 of 1 (invalid),
+    # 10: 0 of 2 (the skip is no call), full 1 of 2.
+    assert list(acc.y) == pytest.approx([50, 200 / 3, 50])
+    assert list(wrong.y) == pytest.approx([100, 0, 50])
+    lo, hi = wilson(2, 3)
+    assert (acc.error_y.array[1], acc.error_y.arrayminus[1]) == pytest.approx((100 * hi - 200 / 3, 200 / 3 - 100 * lo))
 
 
 def test_deferred_against_loaded_counted_by_hand():
@@ -85,14 +86,14 @@ def test_deferred_against_loaded_counted_by_hand():
 
 def test_files_are_sorted_by_what_their_records_carry(tmp_path):
     described = tmp_path / "desc.jsonl"
-    described.write_text("".join(json.dumps(rec(i, "right", description_tokens=n)) + "\n"
-                                 for i, n in enumerate(("none", 20, "full"))))
+    described.write_text("".join(json.dumps(rec(i, "right", description_tokens=n, description_mean_tokens=t)) + "\n"
+                                 for i, (n, t) in enumerate((("none", 0), (20, 14.5), ("full", 31.0)))))
     deferred = tmp_path / "defer.jsonl"
     deferred.write_text(json.dumps(rec(1, "right", defer={"mode": "<b>client</b>", "searched": True})) + "\n")
     plain = tmp_path / "plain.jsonl"
     plain.write_text(json.dumps(rec(1, "wrong")) + "\n")
     got = read_files([described, deferred, plain])
-    assert len(got.described) == 3 and len(got.deferred) == 1
+    assert got.described.variants == ["none", 20, "full"] and len(got.deferred) == 1
     assert got.plain is not None and [r["id"] for r in got.loaded] == ["q1"]
     assert got.sweep is None and got.ab is None and not got.recorded
     fig = charts.deferred_against_loaded(deferred_vs_loaded(got.deferred, got.loaded))

@@ -5,8 +5,9 @@ An eval file (`toolsurvey eval --format json`, or its `--log`) is sorted by what
 `visible` (a catalog-size sweep), `description_tokens` (a description-length sweep: an int, "full"
 or "none"), `defer` (deferred loading: {"mode", "searched", "found_gold", "extra_requests",
 "extra_input_tokens"}); a JSON file with "baseline" and "comparison" is an A/B of two registries
-(`--baseline`); any other is a plain eval. The figures by description length and deferred against
-loaded are counted here from those record fields (each query's first answer, Wilson 95% intervals)."""
+(`--baseline`); any other is a plain eval. A description-length sweep is read as the `DescriptionEval`
+that counts its own figures; deferred against loaded is counted here from the `defer` fields (each
+query's first answer, Wilson 95% intervals)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class SelectionInputs:
     plain: Any = None  # a SelectionEval: the confusion heatmap
     sweep: Any = None  # a SweepEval: accuracy against visible tools
     ab: dict | None = None  # {"model", "before", "after" (summaries), "comparison"}: two registries
-    described: list[dict] = field(default_factory=list)  # records carrying description_tokens
+    described: Any = None  # a DescriptionEval: accuracy against description length
     deferred: list[dict] = field(default_factory=list)  # records carrying defer
     loaded: list[dict] = field(default_factory=list)  # plain records (every tool loaded), for deferred against loaded
     recorded: bool = False
@@ -65,6 +66,7 @@ def _ab(doc: dict, ev) -> dict | None:
 def read_files(paths: Sequence[str | os.PathLike], origin: str = "") -> SelectionInputs:
     """Each eval file read with `read_eval` (every figure counted again from its records) and sorted
     (module docstring). Raises InputError, naming the file, for one that is not an eval file."""
+    from ..measuring.selection.descriptions import DescriptionEval
     from ..measuring.selection.stored import read_eval
     from ..measuring.selection.sweep import SweepEval
 
@@ -74,12 +76,13 @@ def read_files(paths: Sequence[str | os.PathLike], origin: str = "") -> Selectio
         if isinstance(ev, SweepEval):
             out.sweep = out.sweep or ev
             continue
+        if isinstance(ev, DescriptionEval):
+            out.described = out.described or ev
+            continue
         recs = ev.records
-        if any("description_tokens" in r for r in recs):
-            out.described += [r for r in recs if "description_tokens" in r]
         if any("defer" in r for r in recs):
             out.deferred += [r for r in recs if isinstance(r.get("defer"), dict)]
-        plain = [r for r in recs if "description_tokens" not in r and "defer" not in r]
+        plain = [r for r in recs if "defer" not in r]
         doc = _doc(p)
         ab = _ab(doc, ev) if doc else None
         if ab is not None:
@@ -138,29 +141,6 @@ def selection_inputs(registry, queries, *, model: str | None = None, base_url: s
         base = selection_eval(old, queries, model, **kw)
         out.ab = {"model": model, "before": metrics.summary(base.records), "after": metrics.summary(ev.records),
                   "comparison": compare_evals(old, base, reg, ev)}
-    return out
-
-
-def _order(value) -> tuple:
-    """none first, then token counts ascending, full last."""
-    if value == "none":
-        return (0, 0)
-    if value == "full":
-        return (2, 0)
-    return (1, value if isinstance(value, (int, float)) else 0)
-
-
-def by_description_tokens(records: Sequence[dict]) -> list[dict]:
-    """Per description length (records' `description_tokens`: "none", N tokens, "full"): the queries,
-    accuracy and right tool (each count, of, rate, low, high), in that order."""
-    groups: dict = {}
-    for r in records:
-        groups.setdefault(r["description_tokens"], []).append(r)
-    out = []
-    for key in sorted(groups, key=_order):
-        s = metrics.summary(groups[key])
-        out.append({"description_tokens": key, "queries": s["queries"], "accuracy": s["accuracy"],
-                    "tool_accuracy": s["tool_accuracy"]})
     return out
 
 

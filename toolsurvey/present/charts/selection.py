@@ -94,25 +94,6 @@ def accuracy_by_visible(rows: list[dict], *, default=None, model: str = "", titl
     return fig
 
 
-def by_description_tokens(rows: list[dict], *, model: str = "", title: str | None = None) -> go.Figure:
-    """Accuracy and right tool against description length ("none", N tokens, "full"), with 95%
-    intervals (`selection_inputs.by_description_tokens`)."""
-    labels = safe_text(str(r["description_tokens"]) for r in rows)
-    fig = go.Figure()
-    for key, name in (("accuracy", "accuracy"), ("tool_accuracy", "right tool")):
-        idx, rate, low, high = _rates(rows, key)
-        fig.add_trace(go.Scatter(x=[labels[i] for i in idx], y=rate, mode="lines+markers", name=name,
-                                 error_y={"type": "data", "symmetric": False,
-                                          "array": [h - r for h, r in zip(high, rate, strict=True)],
-                                          "arrayminus": [r - lo for r, lo in zip(rate, low, strict=True)]},
-                                 hovertemplate="%{x}: %{y:.0%}<extra>" + name + "</extra>"))
-    who = safe_text([model])[0] if model else "the model"
-    fig.update_layout(title=title or f"What {who} picks as descriptions are cut (bars: 95% intervals)",
-                      xaxis_title="description tokens per tool", xaxis_type="category", yaxis_tickformat=".0%",
-                      yaxis_range=[0, 1.02])
-    return fig
-
-
 def _bars(fig, labels, rows, key, name, **extra) -> None:
     idx, rate, low, high = _rates(rows, key)
     fig.add_trace(go.Bar(x=[labels[i] for i in idx], y=rate, name=name,
