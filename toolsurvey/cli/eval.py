@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ._eval_asking import ask, estimate_lines, estimate_then_ask, gate, options, write_log
+
 HELP = ("measure tool selection: ask a model (a provider's API or any OpenAI-compatible server) which tool "
         "it calls for each query; accuracy, skips, false and invalid calls, per tool and as a confusion matrix")
 FORMATS = ("table", "csv", "json", "markdown")
@@ -137,70 +139,20 @@ def _plan(args, reg):
                      dry_run=args.dry_run, batch=args.batch)
 
 
-def _estimate_lines(plan, label: str = "", batch: bool = False) -> list[str]:
-    from ..present.units import money, number
-
-    e = plan.estimate
-    cached = e.total - e.requests
-    head = f"{label}estimate: {number(e.requests)} of {number(e.total)} requests to send" + (
-        f" ({number(cached)} answered from the cache)" if cached else "")
-    tokens = (f"{number(e.input_tokens)} input tokens ({number(e.tools_tokens)} of tool definitions per request, "
-              f"counted with {e.method}), {number(e.output_tokens)} output tokens assumed")
-    if e.cost is None:
-        return [head, tokens, f"no price is known for {plan.client.model!r}: the run is counted in tokens only"]
-    half = " (batch: half price)" if batch else ""
-    return [head, tokens, f"{money(e.cost)} at {e.price.model}'s rates{half} ({e.price.source}, {e.price.as_of}); "
-                          f"{money(e.cost_cached)} with the tool definitions cached"]
-
-
-def _run(plan, args, label: str = ""):
-    from ._progress import Bar
-
-    with Bar(f"{label}asking {args.model}", len(plan.jobs), quiet=args.quiet) as bar:
-        def progress(done, total):
-            bar.advance(done - bar.done, total=total)
-        try:
-            return plan.run(args.ask_concurrency, progress, batch=args.batch)
-        finally:
-            plan.client.close()
-
-
-def _sweep_options(args) -> dict:
-    return dict(api=args.api, base_url=args.base_url, system=args.system, repeat=args.repeat, cache=not args.no_cache,
-                cache_dir=args.cache_dir, timeout=args.timeout, max_retries=args.retries, dry_run=args.dry_run)
-
-
 def _run_sweep(args, reg) -> int:
     """`--visible`: the catalog-size sweep, its table, its log and its fitted curve (--fit)."""
     from ..errors import InputError
-    from ..measuring.selection.run import check_cost
     from ..measuring.selection.sweep import SweepEval, plan_sweep
-    from ._common import fit, print_warnings, say, write
-    from ._progress import Bar
+    from ._common import print_warnings, say, write
 
     for flag, given in (("--baseline", args.baseline), ("--batch", args.batch), ("--max-drop", args.max_drop)):
         if given:
             raise InputError(f"{flag} is not taken with --visible; run the sweep and the comparison separately")
     plan, sizes = plan_sweep(reg, args.queries, args.model, args.visible, seed=args.seed,
-                             distractors=args.distractors, **_sweep_options(args))
-    lines = _estimate_lines(plan)
-    if args.dry_run:
-        print_warnings(plan.warnings)
-        if plan.estimate.cost is not None and plan.estimate.cost > args.max_cost:
-            lines.append(f"over --max-cost ${args.max_cost:,.2f}: a run would stop here unless --yes")
-        write(fit("\n".join(lines)) + "\n", args.output)
+                             distractors=args.distractors, **options(args))
+    ev = estimate_then_ask(plan, args, estimate_lines(plan))
+    if ev is None:
         return 0
-    for line in lines:
-        say(line)
-    print_warnings(plan.warnings)
-    check_cost(plan.estimate, args.max_cost, args.yes, plan.client.custom_url, args.model)
-    with Bar(f"asking {args.model}", len(plan.jobs), quiet=args.quiet) as bar:
-        def progress(done, total):
-            bar.advance(done - bar.done, total=total)
-        try:
-            ev = plan.run(args.ask_concurrency, progress)
-        finally:
-            plan.client.close()
     sw = SweepEval(ev, sizes, args.distractors, args.seed, len(reg))
     doc = None
     if args.fit:
@@ -208,8 +160,7 @@ def _run_sweep(args, reg) -> int:
         from ..model.measured_curve import fit_accuracy_curve
 
         doc, sw.warnings = fit_accuracy_curve(sw, file_digests(args.queries), task_calls=args.task_calls)
-    if args.log:
-        write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
+    write_log(ev, args)
     if doc is not None:
         from ..present.curve_file import curve_toml
 
@@ -218,7 +169,7 @@ def _run_sweep(args, reg) -> int:
             f"{doc['success_rule']}")
     print_warnings(ev.warnings + sw.warnings)
     write(_sweep_output(sw, args), args.output)
-    return _gate(sw.eval, None, args, say)
+    return gate(sw.eval, None, args)
 
 
 def _check_sweep_flags(args) -> None:
@@ -293,11 +244,11 @@ def compare_registries(args, new, old, queries: list[str], model: str):
     said = list(dict.fromkeys(w for _, plan, _ in plans for w in plan.warnings))  # both registries share most
     print_warnings(said)
     for label, plan, _ in plans:
-        for line in _estimate_lines(plan, label):
+        for line in estimate_lines(plan, label):
             say(line)
     _check(plans, opts)
-    base = _run(plans[1][1], opts, "baseline ")
-    ev = _run(plans[0][1], opts)
+    base = ask(plans[1][1], opts, "baseline ")
+    ev = ask(plans[0][1], opts)
     print_warnings([w for w in dict.fromkeys(ev.warnings + base.warnings) if w not in said])
     return ev, base, compare_evals(old, base, new, ev)
 
@@ -318,15 +269,15 @@ def run(args: argparse.Namespace) -> int:
     if args.defer is not None:
         from ._eval_defer import run_defer
 
-        return run_defer(args, load_registry(args), _estimate_lines, _sweep_options(args), _output, _gate)
+        return run_defer(args, load_registry(args), _output)
     if args.visible is not None:
         return _run_sweep(args, load_registry(args))
     if args.description_tokens is not None:
         from ._eval_descriptions import run_descriptions
 
-        return run_descriptions(args, load_registry(args), _estimate_lines, _sweep_options(args), _gate)
+        return run_descriptions(args, load_registry(args))
     plans = _plans(args, load_registry(args))
-    lines = [line for label, plan, _ in plans for line in _estimate_lines(plan, label, args.batch)]
+    lines = [line for label, plan, _ in plans for line in estimate_lines(plan, label, args.batch)]
     if args.dry_run:
         costs = [p.estimate.cost for _, p, _ in plans]
         if None not in costs and sum(costs) > args.max_cost:
@@ -337,10 +288,9 @@ def run(args: argparse.Namespace) -> int:
         say(line)
     _check(plans, args)
     (_, plan, reg), *old = plans
-    base = _run(old[0][1], args, "baseline ") if old else None
-    ev = _run(plan, args)
-    if args.log:
-        write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in ev.records), args.log)
+    base = ask(old[0][1], args, "baseline ") if old else None
+    ev = ask(plan, args)
+    write_log(ev, args)
     print_warnings(ev.warnings + (base.warnings if base else []))
     comparison = None
     if base is not None:
@@ -348,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
 
         comparison = compare_evals(old[0][2], base, reg, ev)
     write(_output(ev, base, comparison, args), args.output)
-    return _gate(ev, base, args, say)
+    return gate(ev, base, args)
 
 
 def _output(ev, base, comparison, args) -> str:
@@ -367,17 +317,3 @@ def _output(ev, base, comparison, args) -> str:
 
         text += "\n" + comparison_text(comparison, markdown=args.format == "markdown")
     return text
-
-
-def _gate(ev, base, args, say) -> int:
-    acc = ev.accuracy
-    if args.fail_under is not None and (acc is None or acc < args.fail_under):
-        say(f"eval: accuracy {acc if acc is None else f'{acc:.1%}'} is under --fail-under {args.fail_under:.1%}")
-        return 1
-    if args.max_drop is not None and base is not None and base.accuracy is not None and acc is not None:
-        drop = (base.accuracy - acc) * 100
-        if drop > args.max_drop:
-            say(f"eval: accuracy dropped {drop:.1f} points ({base.accuracy:.1%} → {acc:.1%}), "
-                f"more than --max-drop {args.max_drop:g}")
-            return 1
-    return 0
