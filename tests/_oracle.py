@@ -1,10 +1,12 @@
 """Independent oracles for the measurement tests: tiktoken's own constructors on the shipped files,
 compact JSON built here, a port of the OpenAI cookbook's tool token count, and the release and data
-dates read from pyproject.toml and the data files with a plain scan."""
+dates read from pyproject.toml and the data files with a plain scan, and the Wilson interval from its
+textbook formula."""
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from functools import cache
@@ -101,3 +103,16 @@ def version_lines(p: dict) -> list[str]:
     """How `toolsurvey --version` words the fields a JSON output carries under `produced_by`."""
     return [f"toolsurvey {p['version']}", f"prices: {p['prices']}, as of {p['prices_as_of']}",
             f"providers.toml: as of {p['providers_as_of']}", f"accuracy curve: as of {p['accuracy_curve_as_of']}"]
+
+
+def wilson(k: int, n: int) -> tuple[float | None, float | None]:
+    """The Wilson score interval at 95% (z = 1.959963984540054), from its textbook formula: the eval
+    tests' oracle for every interval toolsurvey prints; (None, None) when nothing was counted."""
+    if n == 0:
+        return None, None
+    z = 1.959963984540054
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)

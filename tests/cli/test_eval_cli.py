@@ -10,6 +10,7 @@ import math
 from collections import Counter
 
 import pytest
+from _oracle import wilson
 from conftest import ROOT
 from fake_llm import Failure, FakeLLM, Move, route, serve
 
@@ -59,15 +60,6 @@ def one_line_error(err: str, message: str) -> bool:
     return last.startswith("toolsurvey eval: error:") and message in last and "Traceback" not in err
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    if n == 0:
-        return None, None
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def recount(log: list[dict]) -> dict:

@@ -8,11 +8,10 @@ eval, loaded back by load_description_effect and used by description_sweep."""
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 
 import pytest
-from _oracle import ntok
+from _oracle import ntok, wilson
 from conftest import ROOT
 from fake_llm import Move, serve
 
@@ -56,13 +55,6 @@ def run(*args):
 
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, c - h / d), min(1.0, c + h / d)
 
 
 def recount(log: list[dict], label) -> dict:

@@ -7,10 +7,10 @@ report; and simulate's cost per completed task with a small written curve, worke
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 
 import pytest
+from _oracle import wilson
 from conftest import ROOT
 from fake_llm import Move, serve
 
@@ -48,13 +48,6 @@ def run(*args):
                  *args])
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def recount(log: list[dict], size) -> dict:

@@ -13,11 +13,10 @@ Time: a registry of the sample's catalog and metrics servers (18 tools), 3 queri
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 
 import pytest
-from _oracle import ntok
+from _oracle import ntok, wilson
 from conftest import DATA, run_cli
 
 pytest.importorskip("openai")
@@ -27,13 +26,6 @@ IDS = ("ops-01", "ops-03", "ops-07")
 VARIANTS = ["none", 10, "full"]
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def recount(log: list[dict], label) -> dict:

@@ -9,6 +9,7 @@ import math
 
 import nbformat
 from _notebooks import NOTEBOOKS, execute, with_parameters
+from _oracle import wilson
 
 # (variant, mean tokens shown, outcomes of ten queries that each need tool s/t)
 SWEEP = [("none", 0.0, ["right"] * 3 + ["wrong"] * 3 + ["skip"] * 4),
@@ -16,13 +17,6 @@ SWEEP = [("none", 0.0, ["right"] * 3 + ["wrong"] * 3 + ["skip"] * 4),
          ("full", 30.0, ["right"] * 8 + ["wrong", "skip"])]
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def test_notebook_02_plots_the_measured_points_and_prices_the_fitted_effect(tmp_path):

@@ -6,11 +6,11 @@ the section is absent and the method section says how to add it."""
 from __future__ import annotations
 
 import json
-import math
 import warnings
 from collections import Counter
 
 import pytest
+from _oracle import wilson
 from _picks import REG, write_eval
 from bs4 import BeautifulSoup
 
@@ -37,11 +37,6 @@ def records(path) -> list[dict]:
     return [r for r in rows if r.get("repeat", 0) == 0]
 
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    z = 1.959963984540054
-    p = k / n
-    mid, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return (mid - half) / (1 + z * z / n), (mid + half) / (1 + z * z / n)
 
 
 def recount(path) -> dict:

@@ -7,9 +7,9 @@ Labels read from a file are escaped in every chart."""
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
+from _oracle import wilson
 from conftest import DATA, ROOT
 from fake_llm import Move, serve
 
@@ -30,13 +30,6 @@ QUERIES = [str(DATA / "queries" / "ops_assistant_selection.jsonl")]
 EVALS = ROOT / "data" / "evals"
 
 
-def wilson(k, n):
-    z = 1.959963984540054
-    p = k / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return max(0.0, c - h), min(1.0, c + h)
 
 
 def rec(i, outcome, gold=("a/x",), **extra):
