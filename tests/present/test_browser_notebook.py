@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -200,24 +201,28 @@ def _drag(page, slider, share: float) -> None:
     page.mouse.up()
 
 
+def _readout(slider) -> str:
+    """The slider's readout, once drawn. JupyterLab draws only the cells in view: a widget scrolled back
+    to from the last cell, or redrawn after a drag, shows an empty readout for a moment."""
+    drawn = slider.locator(".widget-readout", has_text=re.compile(r"\d")).first  # a locator: found again if redrawn
+    drawn.wait_for(timeout=30_000)
+    return drawn.text_content().strip()  # its text even while JupyterLab has it out of view
+
+
 def test_catalog_size_slider_and_dropdown_redraw_the_plot(browser, lab):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page, _errors = _run_notebook(browser, lab, "03_catalog_size.ipynb")
     try:
         slider = page.locator(".widget-slider", has_text="visible tools").first
         slider.scroll_into_view_if_needed()
-        # JupyterLab draws only the cells in view: scrolled back to from the last cell, the widget is
-        # drawn again, and its readout is empty for a moment
-        page.wait_for_function("el => el.textContent.trim() !== ''",
-                               arg=slider.locator(".widget-readout").element_handle(), timeout=30_000)
-        readout_before = slider.locator(".widget-readout").inner_text()
+        readout_before = _readout(slider)
         output = slider.locator("xpath=ancestor::div[contains(@class, 'jp-OutputArea-output')]").first
         output.screenshot(path=str(ARTIFACTS / "03_catalog_size_explorer_before.png"))
         # The explorer's charts use the output's full width, as the static charts do.
         widths = page.evaluate(f"() => ({LIVE}).map(gd => [gd.getBoundingClientRect().width, "
                                "gd.closest('.jp-OutputArea-output').clientWidth])")
         slider_ms, before, after = _timed(page, lambda: _drag(page, slider, 0.85))
-        readout_after = slider.locator(".widget-readout").inner_text()
+        readout_after = _readout(slider)
         output.screenshot(path=str(ARTIFACTS / "03_catalog_size_explorer_after.png"))
         strategy = page.locator(".widget-dropdown", has_text="strategy").first.locator("select")
         other = next(v for v in strategy.evaluate("s => [...s.options].map(o => o.value)")

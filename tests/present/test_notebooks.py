@@ -77,16 +77,18 @@ def test_selection_notebook_draws_description_and_defer_records(tmp_path):
                 "args_valid": None, "args_match": None, **extra}
 
     desc, defer = tmp_path / "desc.jsonl", tmp_path / "defer.jsonl"
-    desc.write_text("".join(json.dumps(rec(i, o, description_tokens=n)) + "\n"
-                            for i, (o, n) in enumerate([("right", "full"), ("skip", 10), ("right", 10), ("skip", "none")])))
+    desc.write_text("".join(json.dumps(rec(i, o, description_tokens=n, description_mean_tokens=t)) + "\n"
+                            for i, (o, n, t) in enumerate([("right", "full", 30), ("skip", 10, 9), ("right", 10, 9),
+                                                           ("skip", "none", 0)])))
     defer.write_text("".join(json.dumps(rec(i, o, defer={"mode": "client", "searched": s, "found_gold": s,
                                                          "extra_requests": 1, "extra_input_tokens": 500})) + "\n"
                              for i, (o, s) in enumerate([("right", True), ("skip", False)])))
     nb = with_parameters(nbformat.read(NOTEBOOKS / "08_selection.ipynb", as_version=4),
                          f"eval_file = [{str(desc)!r}, {str(defer)!r}]")
     text, figures, page = _outputs(execute(nb))
-    by_len = next(f for f in figures if f["data"][0].get("name") == "accuracy" and f["data"][0]["type"] == "scatter")
-    assert by_len["data"][0]["x"] == ["none", "10", "full"] and by_len["data"][0]["y"] == [0, 0.5, 1]
+    by_len = next(t for f in figures for t in f["data"] if t.get("name") == "accuracy" and t["type"] == "scatter")
+    # at the mean tokens shown: none 0 of 1 right, 10 tokens 1 of 2, full 1 of 1 (percent)
+    assert by_len["x"] == [0, 9, 30] and by_len["y"] == [0, 50, 100]
     bars = next(f for f in figures if f["data"][0]["type"] == "bar")
     assert bars["data"][0]["x"] == ["deferred (client)"] and bars["data"][0]["y"] == [0.5]
     assert "deferred (client): 1.00 extra requests, 500 extra input tokens per query" in text
