@@ -31,7 +31,7 @@ from ..trimming.truncation import truncate_strings
 from . import metrics
 from . import request as req
 from .result import CAVEAT, SelectionEval
-from .sweep import wrong_calls
+from .sweep import OneAxis, wrong_calls
 
 FULL = "full"
 NONE = "none"
@@ -123,7 +123,7 @@ def variant_lines(cuts: dict, tools: int, encoding: str = DEFAULT_ENCODING) -> l
 
 
 @dataclass(repr=False)
-class DescriptionEval(Viewable):
+class DescriptionEval(OneAxis, Viewable):
     """One eval over every (query, description variant): `eval.records` each carry `description_tokens`;
     `by_description()` the figures."""
 
@@ -135,14 +135,6 @@ class DescriptionEval(Viewable):
     registry_size: int
     cuts: dict = field(default_factory=dict)  # label -> {"cut", "kept_over"}, when known (not from a log)
     warnings: list[str] = field(default_factory=list)
-
-    @property
-    def records(self) -> list[dict]:
-        return self.eval.records
-
-    @property
-    def queries(self) -> int:
-        return len({r["id"] for r in self.eval.records})
 
     def of(self, label) -> list[dict]:
         """The records of one variant."""

@@ -124,8 +124,23 @@ def size_label(size) -> str:
     return str(size)
 
 
+class OneAxis:
+    """What an eval over one axis (catalog size, description length) shares: `eval`, one SelectionEval
+    whose records each carry their point on the axis."""
+
+    eval: SelectionEval
+
+    @property
+    def records(self) -> list[dict]:
+        return self.eval.records
+
+    @property
+    def queries(self) -> int:
+        return len({r["id"] for r in self.eval.records})
+
+
 @dataclass(repr=False)
-class SweepEval(Viewable):
+class SweepEval(OneAxis, Viewable):
     """One eval over every (query, size): `eval.records` each carry `visible`; `by_size()` the figures."""
 
     view_name = "selection sweep"
@@ -136,14 +151,6 @@ class SweepEval(Viewable):
     seed: int
     registry_size: int
     warnings: list[str] = field(default_factory=list)
-
-    @property
-    def records(self) -> list[dict]:
-        return self.eval.records
-
-    @property
-    def queries(self) -> int:
-        return len({r["id"] for r in self.eval.records})
 
     def at(self, size) -> SelectionEval:
         """The eval of one size: its records only (each query once per repeat), as a plain eval."""
