@@ -231,6 +231,18 @@ def route(monkeypatch, fake: FakeLLM) -> None:
     monkeypatch.setattr(asking.AskingClient, "__init__", init)
 
 
+def word_match(query: str, tools: list) -> Move:
+    """A simple decision for the eval tests: call the first offered tool whose name or description shares
+    a word of four letters or more with the query (so more tools in view mean more wrong picks), else
+    answer in text with no call."""
+    words = {w.strip("?.,").lower() for w in query.split() if len(w) > 3}
+    for t in tools:
+        fn = t["function"]
+        if words & set((fn["name"].replace("_", " ") + " " + (fn.get("description") or "")).lower().split()):
+            return Move([(fn["name"], {})])
+    return Move(text="no tool fits")
+
+
 def serve(monkeypatch, tmp_path, decide) -> FakeLLM:
     """A FakeLLM answering with `decide`, routed for every eval client the test makes, with an answer
     cache of the test's own and no OpenAI key in the environment."""

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 from _oracle import wilson
 from conftest import ROOT
-from fake_llm import Move, serve
+from fake_llm import Move, serve, word_match
 
 from toolsurvey.cli import main
 
@@ -30,12 +30,7 @@ def decide(query: str, names: list[str], tools: list) -> Move:
         return Move(text='<tool_call>{"name": "x", "arguments": {}}</tool_call>')
     if "nothing" in words:
         return Move([("not_a_tool", {})])
-    for t in tools:
-        fn = t["function"]
-        text = (fn["name"].replace("_", " ") + " " + (fn.get("description") or "")).lower()
-        if words & set(text.split()):
-            return Move([(fn["name"], {})])
-    return Move(text="no tool fits")
+    return word_match(query, tools)
 
 
 @pytest.fixture

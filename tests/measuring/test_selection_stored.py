@@ -8,7 +8,7 @@ import json
 
 import pytest
 from conftest import ROOT
-from fake_llm import Move, serve
+from fake_llm import Move, serve, word_match
 
 from toolsurvey.cli import main
 from toolsurvey.errors import InputError
@@ -23,12 +23,7 @@ QUERIES = [str(ROOT / "data" / "queries" / "ops_assistant.jsonl"),
 
 def decide(query: str, names: list[str], tools: list) -> Move:
     """The first offered tool sharing a word with the query, else no call."""
-    words = {w.strip("?.,").lower() for w in query.split() if len(w) > 3}
-    for t in tools:
-        fn = t["function"]
-        if words & set((fn["name"].replace("_", " ") + " " + (fn.get("description") or "")).lower().split()):
-            return Move([(fn["name"], {})])
-    return Move(text="no tool fits")
+    return word_match(query, tools)
 
 
 def run(tmp_path, *args) -> tuple[dict, list[dict]]:

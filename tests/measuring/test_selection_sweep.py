@@ -10,7 +10,7 @@ import hashlib
 import numpy as np
 import pytest
 from conftest import ROOT
-from fake_llm import FakeLLM, Move
+from fake_llm import FakeLLM, Move, word_match
 
 import toolsurvey as ts
 from toolsurvey.core.registry import Registry, Tool
@@ -116,12 +116,7 @@ def decide(query: str, names: list[str], tools: list) -> Move:
     words = {w.strip("?.,").lower() for w in query.split() if len(w) > 3}
     if "incident" in words:
         return Move(text='<tool_call>{"name": "x", "arguments": {}}</tool_call>')
-    for t in tools:
-        fn = t["function"]
-        text = (fn["name"].replace("_", " ") + " " + (fn.get("description") or "")).lower()
-        if words & set(text.split()):
-            return Move([(fn["name"], {})])
-    return Move(text="no tool fits")
+    return word_match(query, tools)
 
 
 def test_the_fitted_curve_round_trips_through_load_accuracy(reg, tmp_path):

@@ -11,7 +11,7 @@ import json
 import pytest
 from _oracle import wilson
 from conftest import DATA, ROOT
-from fake_llm import Move, serve
+from fake_llm import Move, serve, word_match
 
 from toolsurvey.cli import main
 from toolsurvey.errors import InputError
@@ -99,12 +99,7 @@ def test_files_are_sorted_by_what_their_records_carry(tmp_path):
 
 def decide(query: str, names: list[str], tools: list) -> Move:
     """The first offered tool sharing a word with the query, else no call."""
-    words = {w.strip("?.,").lower() for w in query.split() if len(w) > 3}
-    for t in tools:
-        fn = t["function"]
-        if words & set((fn["name"].replace("_", " ") + " " + (fn.get("description") or "")).lower().split()):
-            return Move([(fn["name"], {})])
-    return Move(text="no tool fits")
+    return word_match(query, tools)
 
 
 def test_a_live_run_gives_the_figures_the_cli_writes(monkeypatch, tmp_path):
