@@ -136,9 +136,15 @@ class DescriptionEval(OneAxis, Viewable):
     cuts: dict = field(default_factory=dict)  # label -> {"cut", "kept_over"}, when known (not from a log)
     warnings: list[str] = field(default_factory=list)
 
+    axis = "description_tokens"
+
+    @property
+    def points(self) -> list:
+        return self.variants
+
     def of(self, label) -> list[dict]:
         """The records of one variant."""
-        return [r for r in self.eval.records if r["description_tokens"] == label]
+        return self.at(label).records
 
     def by_description(self) -> list[dict]:
         """Per variant: the mean description tokens shown, the descriptions cut (when known), the queries,

@@ -104,11 +104,7 @@ def largest(ev: SelectionEval | SweepEval | DescriptionEval) -> SelectionEval:
     eval itself."""
     if isinstance(ev, SweepEval):
         return ev.at(ev.sizes[-1])
-    if isinstance(ev, DescriptionEval):
-        ev_all = ev.eval
-        return SelectionEval(ev_all.model, ev_all.api, ev_all.base_url, ev.of(_as_deployed(ev)), ev_all.estimate,
-                             list(ev_all.warnings), list(ev_all.order), list(ev_all.failed))
-    return ev
+    return ev.at(_as_deployed(ev)) if isinstance(ev, DescriptionEval) else ev
 
 
 def _as_deployed(ev: DescriptionEval):

@@ -129,6 +129,7 @@ class OneAxis:
     whose records each carry their point on the axis."""
 
     eval: SelectionEval
+    axis = ""  # the record field holding each answer's point on the axis
 
     @property
     def records(self) -> list[dict]:
@@ -137,6 +138,19 @@ class OneAxis:
     @property
     def queries(self) -> int:
         return len({r["id"] for r in self.eval.records})
+
+    @property
+    def points(self) -> list:
+        raise NotImplementedError
+
+    def at(self, point) -> SelectionEval:
+        """The eval at one point of the axis: its records only (each query once per repeat), as a plain eval."""
+        if point not in self.points:
+            raise InputError(f"expected one of this sweep's {self.axis} values ({', '.join(map(str, self.points))}), "
+                             f"found {point!r}")
+        ev = self.eval
+        return SelectionEval(ev.model, ev.api, ev.base_url, [r for r in ev.records if r[self.axis] == point],
+                             ev.estimate, list(ev.warnings), list(ev.order), list(ev.failed))
 
 
 @dataclass(repr=False)
@@ -152,20 +166,18 @@ class SweepEval(OneAxis, Viewable):
     registry_size: int
     warnings: list[str] = field(default_factory=list)
 
-    def at(self, size) -> SelectionEval:
-        """The eval of one size: its records only (each query once per repeat), as a plain eval."""
-        if size not in self.sizes:
-            raise InputError(f"expected a size of this sweep ({', '.join(map(str, self.sizes))}), found {size!r}")
-        ev = self.eval
-        return SelectionEval(ev.model, ev.api, ev.base_url, [r for r in ev.records if r["visible"] == size],
-                             ev.estimate, list(ev.warnings), list(ev.order), list(ev.failed))
+    axis = "visible"
+
+    @property
+    def points(self) -> list:
+        return self.sizes
 
     def by_size(self) -> list[dict]:
         """Per size: the mean number of tools offered, the queries, the wrong-call rate, accuracy, tool
         accuracy, skip, false-call and invalid rates (each count, of, rate, low, high)."""
         out = []
         for s in self.sizes:
-            recs = [r for r in self.eval.records if r["visible"] == s]
+            recs = self.at(s).records
             first = metrics.first_answers(recs)
             summ = metrics.summary(recs)
             tools = float(np.mean([len(r["tools_offered"]) for r in first])) if first else float("nan")
